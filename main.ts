@@ -1,0 +1,53 @@
+/**
+ * tmux-mcp entrypoint: parses flags and serves MCP over stdio (default) or Streamable HTTP.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { configFromFlags } from "./src/config.ts";
+import { StdioServerTransport } from "./src/deps.ts";
+import { parseFlags, USAGE } from "./src/flags.ts";
+import { serveHttp } from "./src/http.ts";
+import { createServer, createToolContext } from "./src/server.ts";
+import { SERVER_INFO } from "./src/version.ts";
+
+async function main(args: string[]): Promise<number> {
+  let start;
+  try {
+    const flags = parseFlags(args);
+    if (flags.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    if (flags.version) {
+      console.log(`${SERVER_INFO.name} ${SERVER_INFO.version}`);
+      return 0;
+    }
+    start = configFromFlags(flags);
+  } catch (error) {
+    console.error(`tmux-mcp: ${error instanceof Error ? error.message : String(error)}`);
+    console.error("Try --help.");
+    return 2;
+  }
+  const context = createToolContext(start.server);
+  if (start.http) {
+    const http = serveHttp(context, {
+      ...start.http,
+      onListen: (url) => console.error(`tmux-mcp: listening on ${url}`),
+    });
+    await http.finished;
+    return 0;
+  }
+  const server = createServer(context);
+  const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
+  // The SDK's stdio transport does not notice the client going away; end of input is that signal.
+  process.stdin.on("end", () => server.close());
+  await server.connect(new StdioServerTransport());
+  await closed;
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

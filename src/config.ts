@@ -1,0 +1,62 @@
+/**
+ * Turns flags (and permitted environment variables) into checked settings.
+ *
+ * @module
+ */
+
+import type { Flags } from "./flags.ts";
+import type { ServerConfig } from "./server.ts";
+
+/** Everything main needs to start. */
+export interface StartConfig {
+  server: ServerConfig;
+  http: { host: string; port: number } | null;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** Reads an environment variable only when permission was granted, never prompting. */
+export function permittedEnv(name: string): string | undefined {
+  const status = Deno.permissions.querySync({ name: "env", variable: name });
+  return status.state === "granted" ? Deno.env.get(name) : undefined;
+}
+
+function parseSeconds(text: string): number {
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || value < 1 || value > 600) {
+    throw new Error(`--wait-max-seconds must be a number from 1 to 600 (got ${text})`);
+  }
+  return value;
+}
+
+/** Validates flags and fills in defaults; throws an Error with a human message. */
+export function configFromFlags(flags: Flags): StartConfig {
+  const socketName = flags.socketName ?? permittedEnv("TMUX_MCP_SOCKET_NAME") ?? null;
+  if (socketName !== null && !/^[A-Za-z0-9_.-]{1,100}$/.test(socketName)) {
+    throw new Error("--socket-name may hold only letters, digits, '_', '.' and '-'");
+  }
+  const waitText = flags.waitMaxSeconds ?? permittedEnv("TMUX_MCP_WAIT_MAX_SECONDS") ?? "30";
+  const server: ServerConfig = {
+    socketName,
+    waitMaxSeconds: parseSeconds(waitText),
+    suppressHistory: true,
+  };
+  if (!flags.http) {
+    if (flags.host !== undefined || flags.port !== undefined) {
+      throw new Error("--host and --port go with --http");
+    }
+    return { server, http: null };
+  }
+  const host = flags.host ?? "127.0.0.1";
+  if (!LOOPBACK_HOSTS.has(host)) {
+    throw new Error(
+      `refusing to serve HTTP on ${host}: only loopback addresses are supported (no auth yet)`,
+    );
+  }
+  const portText = flags.port ?? "8765";
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    throw new Error(`--port must be a whole number from 0 to 65535 (got ${portText})`);
+  }
+  return { server, http: { host: host === "[::1]" ? "::1" : host, port } };
+}

@@ -1,0 +1,25 @@
+/**
+ * The one place that names third-party packages. Full, pinned `npm:` specifiers (no import map) so
+ * that `deno run <URL>/main.ts` resolves them without our deno.json. The `@ts-types` lines work
+ * around the SDK's export map, which points Deno at type files that do not exist.
+ *
+ * @module
+ */
+
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/server/mcp"
+export { McpServer, ResourceTemplate } from "npm:@modelcontextprotocol/sdk@1.32.2/server/mcp.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/server/stdio"
+export { StdioServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/stdio.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp"
+export { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
+export { isInitializeRequest } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
+export type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol"
+export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol.js";
+export { z } from "npm:zod@4.6.7";

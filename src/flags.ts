@@ -1,0 +1,65 @@
+/**
+ * Command-line flags. The only module that knows the flag parser (`node:util` parseArgs, since JSR's
+ * `@std/cli` is out of reach), so it can be swapped without touching anything else.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+
+/** Parsed flags, before defaults from the environment are applied. */
+export interface Flags {
+  help: boolean;
+  version: boolean;
+  http: boolean;
+  host: string | undefined;
+  port: string | undefined;
+  socketName: string | undefined;
+  waitMaxSeconds: string | undefined;
+}
+
+/** The usage text printed by --help. */
+export const USAGE = `tmux-mcp: an MCP server that drives tmux
+
+Usage: tmux-mcp [options]
+
+  --http                     serve Streamable HTTP instead of stdio
+  --host HOST                HTTP address (default 127.0.0.1; loopback only)
+  --port PORT                HTTP port (default 8765; 0 picks a free one)
+  --socket-name NAME         default tmux -L socket (env TMUX_MCP_SOCKET_NAME)
+  --wait-max-seconds N       ceiling for any wait, 1..600 (default 30; env TMUX_MCP_WAIT_MAX_SECONDS)
+  --version                  print the version
+  --help                     print this help
+
+Environment variables are read only when permitted (e.g. --allow-env=TMUX_MCP_SOCKET_NAME).
+`;
+
+/** Parses argv; throws an Error with a human message on unknown or malformed flags. */
+export function parseFlags(args: readonly string[]): Flags {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "V" },
+      http: { type: "boolean" },
+      host: { type: "string" },
+      port: { type: "string" },
+      "socket-name": { type: "string" },
+      "wait-max-seconds": { type: "string" },
+    },
+  });
+  if (positionals.length > 0) {
+    throw new Error(`unexpected argument: ${positionals[0]}`);
+  }
+  return {
+    help: values.help ?? false,
+    version: values.version ?? false,
+    http: values.http ?? false,
+    host: values.host,
+    port: values.port,
+    socketName: values["socket-name"],
+    waitMaxSeconds: values["wait-max-seconds"],
+  };
+}

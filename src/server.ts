@@ -1,0 +1,28 @@
+/**
+ * Assembles an MCP server from the tool groups.
+ *
+ * @module
+ */
+
+import { McpServer } from "./deps.ts";
+import { createRunner } from "./tmux/mod.ts";
+import { registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
+import { SERVER_INFO } from "./version.ts";
+
+export type { ServerConfig, ToolContext } from "./tools/mod.ts";
+
+/** Makes the state shared by every MCP session of one process. */
+export function createToolContext(config: ServerConfig): ToolContext {
+  return { config, runner: createRunner() };
+}
+
+/** Makes one MCP server (one per session) over a shared context. */
+export function createServer(context: ToolContext): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { logging: {} },
+    instructions: "Drive tmux: run_command runs a shell command in a pane and returns its exit " +
+      "status and output.",
+  });
+  registerTools(server, context);
+  return server;
+}

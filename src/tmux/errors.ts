@@ -1,0 +1,57 @@
+/**
+ * Typed failures of the tmux layer. Each carries a stable code (the wire name clients match on) and
+ * a human message; the tools layer maps them once to MCP `isError` results.
+ *
+ * @module
+ */
+
+/** Stable error codes. */
+export type TmuxErrorCode =
+  | "invalid_argument"
+  | "not_found"
+  | "tmux_unavailable"
+  | "tmux_error"
+  | "pane_in_mode"
+  | "pane_dead"
+  | "pane_busy"
+  | "unsupported_shell"
+  | "cancelled"
+  | "internal_error";
+
+/** A failure with a code and a message fit to show to a person or an agent. */
+export class TmuxError extends Error {
+  /** The stable code. */
+  readonly code: TmuxErrorCode;
+
+  /** Builds an error from its code and message. */
+  constructor(code: TmuxErrorCode, message: string) {
+    super(message);
+    this.name = "TmuxError";
+    this.code = code;
+  }
+}
+
+const NOT_FOUND_PATTERNS = [
+  /can't find (pane|window|session|client)/i,
+  /no such (pane|window|session)/i,
+  /(pane|window|session) not found/i,
+];
+
+const UNAVAILABLE_PATTERNS = [
+  /no server running/i,
+  /error connecting to/i,
+  /server exited unexpectedly/i,
+  /lost server/i,
+];
+
+/** Classifies tmux's stderr into a typed error. */
+export function errorFromStderr(stderr: string, args: readonly string[]): TmuxError {
+  const text = stderr.trim() || `tmux ${args[0] ?? ""} failed`;
+  if (UNAVAILABLE_PATTERNS.some((p) => p.test(text))) {
+    return new TmuxError("tmux_unavailable", `tmux server is not running or unreachable: ${text}`);
+  }
+  if (NOT_FOUND_PATTERNS.some((p) => p.test(text))) {
+    return new TmuxError("not_found", text);
+  }
+  return new TmuxError("tmux_error", text);
+}

@@ -1,0 +1,116 @@
+/**
+ * The only place that starts tmux processes. Arguments are always an argv array, never a shell string.
+ *
+ * @module
+ */
+
+import { errorFromStderr, TmuxError } from "./errors.ts";
+
+/** Which tmux server to talk to. */
+export interface TmuxSocket {
+  /** The `-L` socket name; null means tmux's own default (or `$TMUX`). */
+  socketName: string | null;
+}
+
+/** Options for {@linkcode runTmux}. */
+export interface RunTmuxOptions {
+  /** Bytes or text given to tmux on standard input (e.g. `load-buffer -`). */
+  stdin?: string;
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/** The argv for one tmux invocation on a socket. */
+export function tmuxArgs(socket: TmuxSocket, args: readonly string[]): string[] {
+  return socket.socketName === null ? [...args] : ["-L", socket.socketName, ...args];
+}
+
+function spawnError(error: unknown): TmuxError {
+  if (error instanceof Deno.errors.NotFound) {
+    return new TmuxError("tmux_unavailable", "tmux is not installed or not on PATH");
+  }
+  if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    return new TmuxError(
+      "tmux_unavailable",
+      "not permitted to run tmux: start the server with --allow-run=tmux",
+    );
+  }
+  return new TmuxError("tmux_unavailable", `could not start tmux: ${String(error)}`);
+}
+
+/**
+ * Runs one tmux command (or a `;`-chained list) to completion and returns its standard output.
+ * Throws a {@linkcode TmuxError} classified from standard error when tmux fails.
+ */
+export async function runTmux(
+  socket: TmuxSocket,
+  args: readonly string[],
+  options: RunTmuxOptions = {},
+): Promise<string> {
+  const command = new Deno.Command("tmux", {
+    args: tmuxArgs(socket, args),
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  let output: Deno.CommandOutput;
+  try {
+    if (options.stdin === undefined) {
+      output = await command.output();
+    } else {
+      const child = command.spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(encoder.encode(options.stdin));
+      await writer.close();
+      output = await child.output();
+    }
+  } catch (error) {
+    throw spawnError(error);
+  }
+  if (!output.success) {
+    throw errorFromStderr(decoder.decode(output.stderr), args);
+  }
+  return decoder.decode(output.stdout);
+}
+
+/** A long-lived tmux child process (e.g. `wait-for`) that the caller owns and must settle. */
+export interface TmuxChild {
+  /** Resolves when the child exits: true for exit status 0. */
+  readonly done: Promise<{ success: boolean; stderr: string }>;
+  /** Kills the child (if still running) and waits until it is reaped. */
+  kill(): Promise<void>;
+}
+
+/** Starts a tmux child process without waiting for it. */
+export function spawnTmux(socket: TmuxSocket, args: readonly string[]): TmuxChild {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("tmux", {
+      args: tmuxArgs(socket, args),
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    throw spawnError(error);
+  }
+  let exited = false;
+  const done = child.output().then((output) => {
+    exited = true;
+    return { success: output.success, stderr: decoder.decode(output.stderr) };
+  });
+  return {
+    done,
+    async kill(): Promise<void> {
+      if (!exited) {
+        try {
+          child.kill("SIGTERM");
+        } catch {
+          // Already gone between the check and the kill.
+        }
+      }
+      await done;
+    },
+  };
+}

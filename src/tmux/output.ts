@@ -1,0 +1,83 @@
+/**
+ * Turning a pane capture into a command's own output, and tail-preserving truncation. Pure.
+ *
+ * @module
+ */
+
+/** Where the typed line ends in a capture, and so where the command's output starts. */
+export function outputStart(lines: readonly string[], typedLine: string, channel: string): number {
+  // Rows broken without tmux's wrap flag still concatenate back to the typed text.
+  const typed = typedLine.trim();
+  let joined = "";
+  for (let i = 0; i < lines.length; i++) {
+    joined += lines[i];
+    if (joined.includes(typed)) return i + 1;
+    if (joined.length > typed.length * 4 + 4096) break;
+  }
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i].includes(`-S ${channel}; exit $s)`)) return i + 1;
+  }
+  return -1;
+}
+
+/** The result of {@linkcode truncateTail}. */
+export interface Truncated {
+  lines: string[];
+  droppedLines: number;
+  /** UTF-8 bytes of the dropped lines, one newline each included. */
+  droppedBytes: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Keeps the last `maxLines` lines (all when null) and counts what was dropped from the head. */
+export function truncateTail(lines: readonly string[], maxLines: number | null): Truncated {
+  if (maxLines === null || lines.length <= maxLines) {
+    return { lines: [...lines], droppedLines: 0, droppedBytes: 0 };
+  }
+  const cut = lines.length - maxLines;
+  let droppedBytes = 0;
+  for (let i = 0; i < cut; i++) droppedBytes += encoder.encode(lines[i]).length + 1;
+  return { lines: lines.slice(cut), droppedLines: cut, droppedBytes };
+}
+
+/** Splits capture-pane output into lines (its final newline ends the last line, it is no extra line). */
+export function splitCapture(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+const ZERO_WIDTH = /[\p{Mn}\p{Me}\u200b-\u200f\ufe0f]/u;
+
+/** Terminal cells a character takes (a close approximation of wcwidth). */
+export function cellWidth(char: string): number {
+  if (ZERO_WIDTH.test(char)) return 0;
+  return WIDE.test(char) ? 2 : 1;
+}
+
+/** The longest prefix of `text` that fits in `cells` terminal cells. */
+export function prefixCells(text: string, cells: number): string {
+  let used = 0;
+  let end = 0;
+  for (const char of text) {
+    used += cellWidth(char);
+    if (used > cells) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
+}
+
+/**
+ * Cuts what was drawn after the end position off the last captured line: when output did not end
+ * with a newline, the next prompt shares its row. `endRow` is that row alone, as captured.
+ */
+export function cutAtCursor(lines: string[], endRow: string, cursorX: number): string[] {
+  const last = lines.at(-1);
+  if (last === undefined || !last.endsWith(endRow)) return lines;
+  const kept = last.slice(0, last.length - endRow.length) + prefixCells(endRow, cursorX);
+  return [...lines.slice(0, -1), kept];
+}

@@ -1,0 +1,120 @@
+/**
+ * What the pane's shell is, and the one line typed into it to run a command with its bookkeeping.
+ * Pure: no tmux here, so it is unit-tested directly.
+ *
+ * @module
+ */
+
+/** How a pane's foreground process can be driven. */
+export type ProcessKind = "posix_shell" | "unsupported_shell" | "other";
+
+const POSIX_SHELLS = new Set([
+  "sh",
+  "bash",
+  "rbash",
+  "dash",
+  "zsh",
+  "ksh",
+  "ksh93",
+  "mksh",
+  "lksh",
+  "oksh",
+  "pdksh",
+  "ash",
+  "busybox",
+  "yash",
+  "posh",
+]);
+
+const UNSUPPORTED_SHELLS = new Set([
+  "fish",
+  "nu",
+  "nushell",
+  "pwsh",
+  "powershell",
+  "csh",
+  "tcsh",
+  "elvish",
+  "xonsh",
+  "rc",
+  "es",
+  "ion",
+]);
+
+/** Classifies a pane's foreground command name (`#{pane_current_command}`). */
+export function classifyProcess(name: string): ProcessKind {
+  const base = name.trim().replace(/^-/, "").split("/").at(-1) ?? "";
+  if (POSIX_SHELLS.has(base)) return "posix_shell";
+  if (UNSUPPORTED_SHELLS.has(base)) return "unsupported_shell";
+  return "other";
+}
+
+/** Quotes text as one POSIX shell word. */
+export function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Per-call names; all carry the call's random nonce. */
+export interface CallNames {
+  /** Pane user option that receives `status:history_size:cursor_y:cursor_x`. */
+  option: string;
+  /** `wait-for` channel signalled when the command has finished. */
+  channel: string;
+  /** Buffer holding the command text when it is not typed inline. */
+  commandBuffer: string;
+  /** Buffer holding the typed line while it is pasted. */
+  pasteBuffer: string;
+}
+
+/** Derives the per-call names from a nonce. */
+export function callNames(nonce: string): CallNames {
+  return {
+    option: `@tmux_mcp_${nonce}`,
+    channel: `tmux_mcp_${nonce}`,
+    commandBuffer: `tmux_mcp_${nonce}_c`,
+    pasteBuffer: `tmux_mcp_${nonce}_p`,
+  };
+}
+
+/** Pane user option set while one of our commands runs in the pane; the trailer unsets it. */
+export const RUNNING_OPTION = "@tmux_mcp_running";
+
+/** Commands up to this length made only of printable ASCII are typed inline, readable in the pane. */
+export const INLINE_MAX = 2000;
+
+/** True when a command can be typed as-is inside single quotes without the line editor reacting. */
+export function isInlineSafe(command: string): boolean {
+  return command.length <= INLINE_MAX && /^[\x20-\x7e]*$/.test(command);
+}
+
+/** Options for {@linkcode buildTypedLine}. */
+export interface TypedLineOptions {
+  names: CallNames;
+  paneId: string;
+  /** The tmux server's socket path, so the trailer reaches it whatever the command does to `$TMUX`. */
+  socketPath: string;
+  /** Prefix a space so shells with ignorespace keep the line out of history. */
+  suppressHistory: boolean;
+  /** False: the command waits in `names.commandBuffer` and the shell fetches it. */
+  inline: boolean;
+}
+
+/**
+ * The single line typed into the pane. The command runs in a subshell; the outer subshell turns
+ * Ctrl-C into an exit status instead of aborting the trailer, stores `$?` and the cursor position
+ * (expanded by tmux when the trailer runs) in a pane option, clears the running mark, signals the
+ * channel, and exits with
+ * the command's status.
+ */
+export function buildTypedLine(command: string, options: TypedLineOptions): string {
+  const { names, paneId, socketPath } = options;
+  const tmux = `tmux -S ${shellQuote(socketPath)}`;
+  const body = options.inline
+    ? `eval ${shellQuote(command)}`
+    : `eval "$(${tmux} show-buffer -b ${names.commandBuffer} \\; delete-buffer -b ${names.commandBuffer})"`;
+  const trailer = `${tmux} set-option -p -F -t ${paneId} ${names.option} ` +
+    `"$s:#{history_size}:#{cursor_y}:#{cursor_x}" \\; set-option -p -u -t ${paneId} ` +
+    `${RUNNING_OPTION} \\; wait-for -S ${names.channel}`;
+  const prefix = options.suppressHistory ? " " : "";
+  return `${prefix}(trap : INT; (${body}); s=$?; ${trailer}; exit $s)`;
+}

@@ -1,0 +1,33 @@
+/**
+ * What every tool handler is given: the server's settings and the shared tmux state.
+ *
+ * @module
+ */
+
+import type { Runner, TmuxSocket } from "../tmux/mod.ts";
+
+/** Server-wide settings, from flags (and environment variables where permitted). */
+export interface ServerConfig {
+  /** Default tmux `-L` socket name; null: tmux's own default. */
+  socketName: string | null;
+  /** Ceiling for any wait, in seconds (1 to 600). */
+  waitMaxSeconds: number;
+  /** Default for run_command's suppress_history. */
+  suppressHistory: boolean;
+}
+
+/** Shared by the tools of every MCP session this process serves. */
+export interface ToolContext {
+  config: ServerConfig;
+  runner: Runner;
+}
+
+/** The socket a call talks to: its own `socket_name`, else the server default. */
+export function socketFor(context: ToolContext, socketName?: string | null): TmuxSocket {
+  return { socketName: socketName ?? context.config.socketName };
+}
+
+/** Seconds actually enforced for a requested wait. */
+export function clampTimeout(context: ToolContext, seconds: number): number {
+  return Math.min(seconds, context.config.waitMaxSeconds);
+}

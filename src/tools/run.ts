@@ -1,0 +1,117 @@
+/**
+ * The `run_command` tool (contract: shared/contracts/run_command.md).
+ *
+ * @module
+ */
+
+import { type CallToolResult, type McpServer, z } from "../deps.ts";
+import { resolvePane, runCommand, type RunResult, TmuxError } from "../tmux/mod.ts";
+import { clampTimeout, socketFor, type ToolContext } from "./context.ts";
+import { guarded } from "./errors.ts";
+import { paneSpecShape } from "./schemas.ts";
+
+const inputSchema = z.strictObject({
+  command: z.string().min(1, { message: "command must not be empty" }).describe(
+    "shell command, run in a subshell of the pane's shell",
+  ),
+  ...paneSpecShape,
+  timeout: z.number().positive().default(30).describe(
+    "seconds to wait; clamped to the server's ceiling, never an error",
+  ),
+  max_lines: z.number().int().min(1).nullable().optional().describe(
+    "keep only the last N output lines",
+  ),
+  suppress_history: z.boolean().optional().describe(
+    "prefix a space to keep the line out of shell history (default: the server's, true); " +
+      "multi-line commands need false",
+  ),
+});
+
+const outputSchema = z.object({
+  pane_id: z.string(),
+  exit_status: z.number().int().nullable(),
+  timed_out: z.boolean(),
+  started: z.boolean(),
+  not_started_reason: z.string().nullable(),
+  elapsed_seconds: z.number(),
+  effective_timeout: z.number(),
+  output: z.array(z.string()),
+  output_truncated: z.boolean(),
+  output_truncated_lines: z.number().int(),
+  output_truncated_bytes: z.number().int(),
+  lines_missed: z.boolean(),
+  anchor_lost: z.boolean(),
+});
+
+const TEXT_TAIL_LINES = 20;
+
+/** The short text block for clients that ignore structuredContent. */
+export function renderRunResult(result: RunResult): string {
+  const head = !result.started
+    ? `not started: ${result.not_started_reason}`
+    : result.timed_out
+    ? `timed out after ${result.effective_timeout}s (the command may still be running)`
+    : `exit ${result.exit_status}`;
+  const notes = [
+    `${result.output.length} lines`,
+    result.output_truncated ? `${result.output_truncated_lines} earlier lines dropped` : "",
+    result.lines_missed ? "some output had already left tmux's history" : "",
+    result.anchor_lost ? "the screen was reset, output may be incomplete" : "",
+  ].filter((n) => n !== "");
+  const tail = result.output.slice(-TEXT_TAIL_LINES);
+  const skipped = result.output.length - tail.length;
+  return [
+    `${head} in ${result.pane_id} (${notes.join("; ")})`,
+    ...(skipped > 0 ? [`... ${skipped} more lines in structuredContent.output`] : []),
+    ...tail,
+  ].join("\n");
+}
+
+/** Registers `run_command`. */
+export function registerRunTools(server: McpServer, context: ToolContext): void {
+  server.registerTool("run_command", {
+    title: "Run a shell command in a pane",
+    description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
+      "polling), and returns its exit status and its own output (tail kept under max_lines). " +
+      "Refuses panes in copy-mode, panes not at an idle POSIX shell, and multi-line commands " +
+      "while suppress_history is true.",
+    inputSchema,
+    outputSchema,
+    annotations: {
+      title: "Run a shell command in a pane",
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  }, (args, extra): Promise<CallToolResult> =>
+    guarded(async () => {
+      const suppressHistory = args.suppress_history ?? context.config.suppressHistory;
+      if (args.command.includes("\0")) {
+        throw new TmuxError("invalid_argument", "command must not contain NUL characters");
+      }
+      if (suppressHistory && /[\r\n]/.test(args.command)) {
+        throw new TmuxError(
+          "invalid_argument",
+          "multi-line command refused while suppress_history is true (a space prefix only " +
+            "keeps the first line out of history); pass suppress_history: false to run it",
+        );
+      }
+      const socket = socketFor(context, args.socket_name);
+      const paneId = await resolvePane(socket, args);
+      const result = await runCommand(context.runner, {
+        socket,
+        paneId,
+        command: args.command,
+        timeout: clampTimeout(context, args.timeout),
+        maxLines: args.max_lines ?? null,
+        suppressHistory,
+        signal: extra.signal,
+      });
+      return {
+        isError: !result.started,
+        content: [{ type: "text", text: renderRunResult(result) }],
+        structuredContent: { ...result },
+      };
+    }));
+}

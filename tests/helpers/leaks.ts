@@ -1,0 +1,36 @@
+// Fails a test when a call left anything behind: our buffers, our pane options, tmux children.
+
+import type { TestTmux } from "./tmux.ts";
+
+const decoder = new TextDecoder();
+
+/** Lists what the server left: our buffers and pane options, and its tmux child processes. */
+export async function leftovers(tmux: TestTmux, serverPid: number): Promise<string[]> {
+  const found: string[] = [];
+  const buffers = await tmux.run("list-buffers", "-F", "#{buffer_name}");
+  for (const name of buffers.split("\n")) {
+    if (name.startsWith("tmux_mcp_")) found.push(`buffer ${name}`);
+  }
+  const panes = (await tmux.run("list-panes", "-a", "-F", "#{pane_id}")).trim().split("\n");
+  for (const pane of panes) {
+    const options = await tmux.run("show-options", "-p", "-t", pane);
+    for (const line of options.split("\n")) {
+      if (line.startsWith("@tmux_mcp")) found.push(`option on ${pane}: ${line}`);
+    }
+  }
+  const ps = await new Deno.Command("ps", {
+    args: ["-o", "pid=,args=", "--ppid", String(serverPid)],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  for (const line of decoder.decode(ps.stdout).split("\n")) {
+    if (/\btmux\b/.test(line)) found.push(`child process ${line.trim()}`);
+  }
+  return found;
+}
+
+/** Throws listing every leftover. */
+export async function assertNoLeftovers(tmux: TestTmux, serverPid: number): Promise<void> {
+  const found = await leftovers(tmux, serverPid);
+  if (found.length > 0) throw new Error(`left behind:\n  ${found.join("\n  ")}`);
+}

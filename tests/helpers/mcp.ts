@@ -1,0 +1,148 @@
+// Real MCP clients connected to the real server process, over stdio or Streamable HTTP.
+
+import {
+  Client,
+  type JSONRPCMessage,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "../deps.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const encoder = new TextEncoder();
+
+/** Which transport a suite drives. */
+export type TransportKind = "stdio" | "http";
+
+/** A connected client and the server process behind it. */
+export interface Connection {
+  client: Client;
+  /** The server process's pid (its tmux children are its direct children). */
+  serverPid: number;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Transport over a child process's pipes, so the test owns the process and its stderr. */
+class ChildStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+
+  constructor(child: Deno.ChildProcess) {
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+  }
+
+  start(): Promise<void> {
+    (async () => {
+      const decoder = new TextDecoder();
+      let pending = "";
+      for await (const chunk of this.#child.stdout) {
+        pending += decoder.decode(chunk, { stream: true });
+        let newline: number;
+        while ((newline = pending.indexOf("\n")) >= 0) {
+          const line = pending.slice(0, newline);
+          pending = pending.slice(newline + 1);
+          if (line.trim() !== "") this.onmessage?.(JSON.parse(line));
+        }
+      }
+      this.onclose?.();
+    })().catch((error) => this.onerror?.(error));
+    return Promise.resolve();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.#writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+  }
+}
+
+/** Options for {@linkcode startServer}. */
+export interface ServerOptions {
+  socketName: string;
+  extraArgs?: string[];
+  /** Deno permission flags; default: exactly what the transport needs. */
+  permissions?: string[];
+}
+
+function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildProcess {
+  const permissions = options.permissions ??
+    (kind === "stdio" ? ["--allow-run=tmux"] : ["--allow-run=tmux", "--allow-net=127.0.0.1"]);
+  const args = [
+    "run",
+    "--quiet",
+    "--no-prompt",
+    ...permissions,
+    MAIN,
+    "--socket-name",
+    options.socketName,
+    ...(kind === "http" ? ["--http", "--port", "0"] : []),
+    ...(options.extraArgs ?? []),
+  ];
+  return new Deno.Command(Deno.execPath(), {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/** Collects a child's stderr as text and resolves `url` at its "listening on" line. */
+function watchStderr(child: Deno.ChildProcess): { text: () => string; url: Promise<string> } {
+  let text = "";
+  let resolveUrl!: (url: string) => void;
+  let rejectUrl!: (error: Error) => void;
+  const url = new Promise<string>((resolve, reject) => {
+    resolveUrl = resolve;
+    rejectUrl = reject;
+  });
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = text.match(/listening on (\S+)/);
+      if (match) resolveUrl(match[1]);
+    }
+    rejectUrl(new Error(`server exited before listening: ${text}`));
+  })();
+  url.catch(() => {});
+  return { text: () => text, url };
+}
+
+/** Starts the server as its own process and connects an SDK Client to it. */
+export async function startServer(
+  kind: TransportKind,
+  options: ServerOptions,
+): Promise<Connection> {
+  const child = spawnServer(kind, options);
+  const stderr = watchStderr(child);
+  const client = new Client({ name: "tmux-mcp-tests", version: "0" });
+  let transport: Transport;
+  if (kind === "stdio") {
+    transport = new ChildStdioTransport(child);
+  } else {
+    child.stdin.close();
+    transport = new StreamableHTTPClientTransport(new URL(await stderr.url));
+  }
+  await client.connect(transport);
+  return {
+    client,
+    serverPid: child.pid,
+    stderr: stderr.text,
+    async close(): Promise<void> {
+      await client.close().catch(() => {});
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already exited (stdio servers exit when their input ends).
+      }
+      await child.status;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// A private tmux server for one test: its own -L socket, a known shell, killed in `close`.
+
+const decoder = new TextDecoder();
+
+/** Runs tmux on the given socket and returns stdout; throws with stderr on failure. */
+export async function tmux(socketName: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("tmux", {
+    args: ["-L", socketName, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`tmux ${args.join(" ")}: ${decoder.decode(out.stderr).trim()}`);
+  }
+  return decoder.decode(out.stdout);
+}
+
+/** A private tmux server with one session named "main". */
+export interface TestTmux {
+  socketName: string;
+  /** The first pane of session "main". */
+  paneId: string;
+  run(...args: string[]): Promise<string>;
+  /** Makes a new window running a fresh shell and returns its pane id, prompt shown. */
+  newPane(command?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Waits (bounded) until a pane shows a shell prompt, so tests start from a quiet screen. */
+export async function waitForPrompt(socketName: string, paneId: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const screen = await tmux(socketName, "capture-pane", "-p", "-t", paneId);
+    if (screen.trimEnd().endsWith("$")) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no prompt in ${paneId}`);
+}
+
+const SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile";
+
+/** Starts a private tmux server (history-limit 50000, 120x40) for one test. */
+export async function startTmux(): Promise<TestTmux> {
+  const socketName = `tmux-mcp-test-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+  await tmux(
+    socketName,
+    "-f",
+    "/dev/null",
+    "start-server",
+    ";",
+    "set-option",
+    "-g",
+    "history-limit",
+    "50000",
+    ";",
+    "new-session",
+    "-d",
+    "-s",
+    "main",
+    "-x",
+    "120",
+    "-y",
+    "40",
+    SHELL,
+  );
+  const paneId = (await tmux(socketName, "display-message", "-p", "-t", "main", "#{pane_id}"))
+    .trim();
+  await waitForPrompt(socketName, paneId);
+  return {
+    socketName,
+    paneId,
+    run: (...args: string[]) => tmux(socketName, ...args),
+    async newPane(command = SHELL): Promise<string> {
+      const id = (await tmux(
+        socketName,
+        "new-window",
+        "-d",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "-t",
+        "main",
+        command,
+      )).trim();
+      if (command === SHELL) await waitForPrompt(socketName, id);
+      return id;
+    },
+    async close(): Promise<void> {
+      await tmux(socketName, "kill-server").catch(() => {});
+    },
+  };
+}

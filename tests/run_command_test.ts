@@ -1,0 +1,254 @@
+// run_command end to end: a real tmux server on a private socket, the real server process, and the
+// SDK Client, over stdio and over Streamable HTTP.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { type Connection, startServer, type TransportKind } from "./helpers/mcp.ts";
+import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+
+interface RunOutput {
+  pane_id: string;
+  exit_status: number | null;
+  timed_out: boolean;
+  started: boolean;
+  not_started_reason: string | null;
+  effective_timeout: number;
+  output: string[];
+  output_truncated: boolean;
+  output_truncated_lines: number;
+  output_truncated_bytes: number;
+  lines_missed: boolean;
+  anchor_lost: boolean;
+}
+
+async function call(conn: Connection, args: Record<string, unknown>): Promise<CallToolResult> {
+  return await conn.client.callTool({ name: "run_command", arguments: args }) as CallToolResult;
+}
+
+function text(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === "text" ? first.text : "";
+}
+
+function structured(result: CallToolResult): RunOutput {
+  assert(result.structuredContent, `no structuredContent: ${text(result)}`);
+  return result.structuredContent as unknown as RunOutput;
+}
+
+function range(from: number, to: number): string[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+}
+
+async function screen(tmux: TestTmux, pane: string): Promise<string> {
+  return await tmux.run("capture-pane", "-p", "-J", "-t", pane, "-S", "-");
+}
+
+async function waitUntilIdle(tmux: TestTmux, pane: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
+    if (mark.trim() === "") return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`pane ${pane} never finished its command`);
+}
+
+function suite(kind: TransportKind): void {
+  Deno.test(`run_command over ${kind}`, async (t) => {
+    const tmux = await startTmux();
+    const conn = await startServer(kind, {
+      socketName: tmux.socketName,
+      extraArgs: ["--wait-max-seconds", "20"],
+    });
+    const pane = tmux.paneId;
+    const run = async (command: string, extra: Record<string, unknown> = {}) => {
+      const result = await call(conn, { command, pane_id: pane, ...extra });
+      await assertNoLeftovers(tmux, conn.serverPid);
+      return result;
+    };
+    try {
+      await t.step("lists run_command with its schemas and annotations", async () => {
+        const { tools } = await conn.client.listTools();
+        const tool = tools.find((x) => x.name === "run_command");
+        assert(tool, "run_command not listed");
+        assertEquals(tool.annotations?.destructiveHint, true);
+        assertEquals(tool.annotations?.openWorldHint, true);
+        assert(tool.outputSchema, "no outputSchema");
+        assertEquals(tool.inputSchema.additionalProperties, false);
+      });
+
+      await t.step("seq 1 3000; exit 7 gives status 7 and exactly those lines", async () => {
+        const out = structured(await run("seq 1 3000; exit 7"));
+        assertEquals(out.exit_status, 7);
+        assertEquals(out.output, range(1, 3000));
+        assertEquals([out.timed_out, out.output_truncated, out.lines_missed], [
+          false,
+          false,
+          false,
+        ]);
+      });
+
+      await t.step("exit statuses 0, 1 and 42", async () => {
+        assertEquals(structured(await run("true")).exit_status, 0);
+        assertEquals(structured(await run("false")).exit_status, 1);
+        assertEquals(structured(await run("sh -c 'exit 42'")).exit_status, 42);
+        assertEquals(structured(await run("exit 3")).exit_status, 3);
+        const after = structured(await run("echo still here"));
+        assertEquals([after.exit_status, after.output], [0, ["still here"]]);
+      });
+
+      await t.step("output longer than the screen comes back whole", async () => {
+        const out = structured(await run("seq 1 5000"));
+        assertEquals(out.output.length, 5000);
+        assertEquals(out.output, range(1, 5000));
+      });
+
+      await t.step("quotes, backslashes, dollars and non-ASCII text", async () => {
+        const command = `printf '%s\\n' "it's \\"quoted\\"" 'back\\slash' '$HOME stays' "tab	in"`;
+        const out = structured(await run(command));
+        assertEquals(out.exit_status, 0);
+        // tmux turns the tab into spaces up to the next tab stop.
+        assertEquals(out.output, [`it's "quoted"`, "back\\slash", "$HOME stays", "tab     in"]);
+        const unicode = structured(await run("echo 'héllo wörld 日本語 🚀'; echo \"ünï\""));
+        assertEquals(unicode.output, ["héllo wörld 日本語 🚀", "ünï"]);
+      });
+
+      await t.step("output without a final newline, and no output at all", async () => {
+        assertEquals(structured(await run("printf abc")).output, ["abc"]);
+        assertEquals(structured(await run("true")).output, []);
+      });
+
+      await t.step("the command runs in a subshell: cd, set -e and PATH do not leak", async () => {
+        assertEquals(structured(await run("cd / && pwd")).output, ["/"]);
+        const pwd = structured(await run("pwd")).output;
+        assert(pwd.length === 1 && pwd[0] !== "/", `cd leaked: ${pwd}`);
+        const failing = structured(await run("set -e; false; echo not reached"));
+        assertEquals([failing.exit_status, failing.output], [1, []]);
+        const noPath = structured(await run("PATH=/nonexistent; echo builtin works"));
+        assertEquals([noPath.exit_status, noPath.output], [0, ["builtin works"]]);
+        assertEquals(structured(await run("echo $PATH | grep -c /")).output, ["1"]);
+      });
+
+      await t.step("max_lines keeps the tail and counts what it dropped", async () => {
+        const out = structured(await run("seq 1 100", { max_lines: 10 }));
+        assertEquals(out.output, range(91, 100));
+        assertEquals(out.output_truncated, true);
+        assertEquals(out.output_truncated_lines, 90);
+        // "1".."9": 9 lines of 2 bytes; "10".."90": 81 lines of 3 bytes (newlines counted).
+        assertEquals(out.output_truncated_bytes, 9 * 2 + 81 * 3);
+        const text = structured(await run("echo é; echo z", { max_lines: 1 }));
+        assertEquals([text.output, text.output_truncated_bytes], [["z"], 3]);
+      });
+
+      await t.step("multi-line commands: run with suppress_history false", async () => {
+        const out = structured(
+          await run("echo one\necho 'two  two'\nexit 5", { suppress_history: false }),
+        );
+        assertEquals([out.exit_status, out.output], [5, ["one", "two  two"]]);
+      });
+
+      await t.step("multi-line commands: refused with suppress_history true", async () => {
+        const before = await screen(tmux, pane);
+        const result = await run("echo one\necho two");
+        assertEquals(result.isError, true);
+        assertMatch(text(result), /^invalid_argument: multi-line/);
+        assertEquals(await screen(tmux, pane), before, "something was typed");
+      });
+
+      await t.step("timeout: timed_out, no status, the shell usable afterwards", async () => {
+        // Still running after the timeout, so its running mark stays until it ends.
+        const out = structured(
+          await call(conn, { command: "echo waiting; sleep 30", pane_id: pane, timeout: 0.5 }),
+        );
+        assertEquals([out.timed_out, out.exit_status, out.started], [true, null, true]);
+        assertEquals(out.effective_timeout, 0.5);
+        assertEquals(out.output, ["waiting"]);
+        const busy = structured(await call(conn, { command: "echo hi", pane_id: pane }));
+        assertEquals(busy.started, false);
+        assertMatch(busy.not_started_reason ?? "", /still running an earlier run_command/);
+        await tmux.run("send-keys", "-t", pane, "C-c");
+        await waitUntilIdle(tmux, pane);
+        const after = structured(await run("echo usable"));
+        assertEquals([after.exit_status, after.output], [0, ["usable"]]);
+      });
+
+      await t.step("timeout above the ceiling is clamped and reported", async () => {
+        const out = structured(await run("true", { timeout: 100000 }));
+        assertEquals([out.exit_status, out.effective_timeout], [0, 20]);
+      });
+
+      await t.step("a pane in copy-mode is refused without typing anything", async () => {
+        await tmux.run("copy-mode", "-t", pane);
+        try {
+          const before = await tmux.run("display-message", "-p", "-t", pane, "#{history_size}");
+          const result = await run("echo should not run");
+          assertEquals(result.isError, true);
+          assertMatch(text(result), /^pane_in_mode: /);
+          const after = await tmux.run("display-message", "-p", "-t", pane, "#{history_size}");
+          assertEquals(after, before);
+        } finally {
+          await tmux.run("send-keys", "-t", pane, "-X", "cancel");
+        }
+        assert(!(await screen(tmux, pane)).includes("should not run"), "the command was typed");
+      });
+
+      await t.step("a pane running sleep 100 gives started false", async () => {
+        const sleeping = await tmux.newPane("sleep 100");
+        const result = await call(conn, { command: "echo nope", pane_id: sleeping });
+        const out = structured(result);
+        assertEquals([result.isError, out.started, out.exit_status], [true, false, null]);
+        assertMatch(out.not_started_reason ?? "", /"sleep", not an idle shell/);
+        await tmux.run("kill-pane", "-t", sleeping);
+      });
+
+      await t.step("a non-POSIX shell is refused", async () => {
+        const fish = await tmux.newPane("exec -a fish bash --norc --noprofile");
+        const result = await call(conn, { command: "echo nope", pane_id: fish });
+        assertEquals(result.isError, true);
+        assertMatch(text(result), /^unsupported_shell: /);
+        await tmux.run("kill-pane", "-t", fish);
+      });
+
+      await t.step("unknown panes, bad ids and a dead server are clear errors", async () => {
+        const unknown = await call(conn, { command: "true", pane_id: "%99999" });
+        assertEquals(unknown.isError, true);
+        assertMatch(text(unknown), /^not_found: .*%99999/);
+        const malformed = await call(conn, { command: "true", pane_id: "$(x)" });
+        assertMatch(text(malformed), /^invalid_argument: pane_id must look like %3/);
+        const noSession = await call(conn, { command: "true", session_name: "nope" });
+        assertMatch(text(noSession), /^not_found: no session named "nope"/);
+        const dead = await call(conn, { command: "true", socket_name: `${tmux.socketName}-none` });
+        assertMatch(text(dead), /^tmux_unavailable: /);
+        const unknownKey = await call(conn, { command: "true", pane_id: pane, bogus: 1 });
+        assertEquals(unknownKey.isError, true);
+        assertMatch(text(unknownKey), /bogus/);
+        const empty = await call(conn, { command: "", pane_id: pane });
+        assertEquals(empty.isError, true);
+      });
+
+      await t.step("targets by session name and window id", async () => {
+        const bySession = structured(await call(conn, { command: "echo s", session_name: "main" }));
+        assertEquals([bySession.pane_id, bySession.output], [pane, ["s"]]);
+        const windowId = (await tmux.run("display-message", "-p", "-t", pane, "#{window_id}"))
+          .trim();
+        const byWindow = structured(await call(conn, { command: "echo w", window_id: windowId }));
+        assertEquals(byWindow.pane_id, pane);
+      });
+
+      await t.step("two calls on one pane never interleave", async () => {
+        const [a, b] = await Promise.all([
+          call(conn, { command: "sleep 0.3; echo first", pane_id: pane }),
+          call(conn, { command: "echo second", pane_id: pane }),
+        ]);
+        assertEquals(structured(a).output, ["first"]);
+        assertEquals(structured(b).output, ["second"]);
+        await assertNoLeftovers(tmux, conn.serverPid);
+      });
+    } finally {
+      await conn.close();
+      await tmux.close();
+    }
+  });
+}
+
+suite("stdio");
+suite("http");
