@@ -4,20 +4,31 @@
  * @module
  */
 
-/** Where the typed line ends in a capture, and so where the command's output starts. */
+/** Rows a typed line may span around the first row naming its channel. */
+const TYPED_ROWS_MAX = 256;
+
+/**
+ * Index of the first line after the typed line, or -1 when the typed line is not in `lines`. The
+ * typed line is found by its channel name (unique per call); rows that a line editor broke without
+ * tmux's wrap flag still concatenate back to the typed text.
+ */
 export function outputStart(lines: readonly string[], typedLine: string, channel: string): number {
-  // Rows broken without tmux's wrap flag still concatenate back to the typed text.
+  const first = lines.findIndex((line) => line.includes(channel));
+  if (first < 0) return -1;
   const typed = typedLine.trim();
-  let joined = "";
-  for (let i = 0; i < lines.length; i++) {
-    joined += lines[i];
-    if (joined.includes(typed)) return i + 1;
-    if (joined.length > typed.length * 4 + 4096) break;
+  const last = Math.min(lines.length - 1, first + TYPED_ROWS_MAX);
+  for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX); from--) {
+    let joined = "";
+    for (let i = from; i <= last; i++) {
+      joined += lines[i];
+      if (joined.includes(typed)) return i + 1;
+      if (joined.length > typed.length * 2 + 1024) break;
+    }
   }
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (lines[i].includes(`-S ${channel}; exit $s)`)) return i + 1;
+  for (let i = last; i >= first; i--) {
+    if (lines[i].includes("; exit $s)")) return i + 1;
   }
-  return -1;
+  return first + 1;
 }
 
 /** The result of {@linkcode truncateTail}. */

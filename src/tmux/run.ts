@@ -78,6 +78,7 @@ const STATE_FIELDS = [
   "cursor_y",
   "cursor_x",
   "socket_path",
+  "pane_path",
   RUNNING_OPTION,
 ] as const;
 
@@ -87,6 +88,7 @@ const POSITION_FIELDS = [
   "cursor_y",
   "cursor_x",
   "pane_pid",
+  "pane_path",
 ] as const;
 
 /** A cursor position: rows of history above the screen plus the cursor on it. */
@@ -103,6 +105,7 @@ interface Anchor extends Position {
 interface Current extends Position {
   pid: number;
   limit: number;
+  path: string;
 }
 
 function parsePosition(record: Record<(typeof POSITION_FIELDS)[number], string>): Current {
@@ -112,6 +115,7 @@ function parsePosition(record: Record<(typeof POSITION_FIELDS)[number], string>)
     x: intField(record.cursor_x, "cursor_x"),
     pid: intField(record.pane_pid, "pane_pid"),
     limit: intField(record.history_limit, "history_limit"),
+    path: record.pane_path,
   };
 }
 
@@ -198,30 +202,15 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
       names,
       paneId,
       socketPath: state.socket_path,
+      panePath: state.pane_path,
       suppressHistory: request.suppressHistory,
       inline,
     });
     const waiter = spawnTmux(socket, ["wait-for", names.channel]);
     const paste = [
-      "set-option",
-      "-p",
-      "-t",
-      paneId,
-      RUNNING_OPTION,
-      names.channel,
-      ";",
-      "set-buffer",
-      "-b",
-      names.pasteBuffer,
-      "--",
-      `${typed}\n`,
-      ";",
-      "paste-buffer",
-      "-d",
-      "-b",
-      names.pasteBuffer,
-      "-t",
-      paneId,
+      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, ";"],
+      ...["set-buffer", "-b", names.pasteBuffer, "--", `${typed}\n`, ";"],
+      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
     ];
     try {
       await runTmux(
@@ -237,16 +226,18 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
       throw error;
     }
     const outcome = await waitFor(waiter, request, started);
+    const collect = { socket, paneId, anchor, typed, names };
     if (outcome !== "signalled") {
       await waiter.kill();
       if (!inline) await deleteBuffer(socket, names.commandBuffer);
       addOrphan(runner, socket, paneId, names);
+      // Released ahead, so the trailer will not hold when the command ends later.
       if (outcome === "aborted") {
+        await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});
         throw new TmuxError("cancelled", "run_command was cancelled");
       }
       const now = await currentPosition(socket, paneId);
-      const end = { history: now.history, y: now.y, x: now.x };
-      const cut = await collectOutput(socket, paneId, { anchor, end, now, typed, names });
+      const cut = await collectOutput({ ...collect, end: now, now });
       return {
         ...base,
         ...shapeOutput(cut, request.maxLines),
@@ -257,41 +248,8 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
         elapsed_seconds: elapsed(),
       };
     }
-    const finish = await runTmux(socket, [
-      "show-options",
-      "-p",
-      "-v",
-      "-t",
-      paneId,
-      names.option,
-      ";",
-      "set-option",
-      "-p",
-      "-u",
-      "-t",
-      paneId,
-      names.option,
-      ";",
-      "display-message",
-      "-p",
-      "-t",
-      paneId,
-      formatOf(POSITION_FIELDS),
-    ]);
-    const [statusLine, ...rest] = splitCapture(finish);
-    const parts = (statusLine ?? "").split(":");
-    if (parts.length !== 4) {
-      throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(statusLine)}`);
-    }
-    const [status, history, y, x] = parts.map((p, i) => intField(p, `trailer field ${i}`));
-    const now = parsePosition(parseRecords(rest.join("\n"), POSITION_FIELDS)[0]);
-    const cut = await collectOutput(socket, paneId, {
-      anchor,
-      end: { history, y, x },
-      now,
-      typed,
-      names,
-    });
+    const { status, end, now } = await readTrailer(socket, paneId, names);
+    const cut = await collectOutput({ ...collect, end, now });
     return {
       ...base,
       ...shapeOutput(cut, request.maxLines),
@@ -304,6 +262,42 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
   } finally {
     release();
   }
+}
+
+const SETTLE_TRIES = 400;
+const SETTLE_STEP_MS = 5;
+
+/**
+ * Reads and removes the trailer's option: exit status and end position. The position is exact
+ * when tmux had already parsed the OSC 7 end marker then; otherwise tmux is still behind on the
+ * pane's output, and since the trailer holds the shell, waiting for the marker to show up in
+ * `#{pane_path}` gives the exact end.
+ */
+async function readTrailer(
+  socket: TmuxSocket,
+  paneId: string,
+  names: CallNames,
+): Promise<{ status: number; end: Position; now: Current }> {
+  const output = await runTmux(socket, [
+    ...["show-options", "-p", "-v", "-t", paneId, names.option, ";"],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option, ";"],
+    ...["display-message", "-p", "-t", paneId, formatOf(POSITION_FIELDS)],
+  ]);
+  const [value = "", ...rest] = splitCapture(output);
+  const match = value.match(/^(\d+):(\d+):(\d+):(\d+):(.*)$/);
+  if (!match) {
+    throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
+  }
+  const status = Number(match[1]);
+  let now = parsePosition(parseRecords(rest.join("\n"), POSITION_FIELDS)[0]);
+  if (match[5] === names.channel) {
+    return { status, end: { history: +match[2], y: +match[3], x: +match[4] }, now };
+  }
+  for (let i = 0; i < SETTLE_TRIES && now.path !== names.channel; i++) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_STEP_MS));
+    now = await currentPosition(socket, paneId);
+  }
+  return { status, end: now, now };
 }
 
 type WaitOutcome = "signalled" | "timeout" | "aborted";
@@ -348,6 +342,8 @@ async function currentPosition(socket: TmuxSocket, paneId: string): Promise<Curr
 }
 
 interface CollectOptions {
+  socket: TmuxSocket;
+  paneId: string;
   anchor: Anchor;
   /** Where output ended, in the coordinates of the moment it was recorded. */
   end: Position;
@@ -362,53 +358,74 @@ interface Collected {
   anchorLost: boolean;
 }
 
-/**
- * Captures the rows from the anchor to the end position and drops the typed line. Row numbers stay
- * valid while history is not full; once it is, rows shift as old ones are dropped, so the whole
- * history is captured and the typed line is found by its text.
- */
-async function collectOutput(
-  socket: TmuxSocket,
-  paneId: string,
-  options: CollectOptions,
-): Promise<Collected> {
-  const { anchor, end, now } = options;
-  const anchorLost = now.pid !== anchor.pid || end.history < anchor.history ||
-    now.history < end.history;
-  const saturated = end.history >= now.limit;
-  const endAbsolute = end.history + end.y - (end.x === 0 ? 1 : 0);
-  const endRow = endAbsolute - (saturated ? end.history : now.history);
-  const startRow = saturated || anchorLost ? null : anchor.history + anchor.y - now.history;
-  if (startRow !== null && endRow < startRow) {
-    return { lines: [], linesMissed: false, anchorLost };
-  }
-  const range = ["-S", startRow === null ? "-" : String(startRow), "-E", String(endRow)];
-  const args = ["capture-pane", "-p", "-J", "-t", paneId, ...range];
+interface Rows {
+  /** First row (negative: history); null: the start of history. */
+  from: number | null;
+  to: number;
+  /** Cursor column on the last row: what is right of it came after the output. */
+  cursorX: number;
+  /** tmux commands to chain after the capture. */
+  then: string[];
+}
+
+/** Captures rows with -J (wrapped lines joined), the last one cut at the cursor. */
+async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Promise<string[]> {
+  const capture = (from: string, to: number) => [
+    ...["capture-pane", "-p", "-J", "-t", paneId, "-S", from, "-E", String(to)],
+  ];
+  const args = capture(rows.from === null ? "-" : String(rows.from), rows.to);
   // A last line without its newline shares its row with whatever came next: capture that row too.
-  const partial = end.x !== 0;
-  if (partial) {
-    args.push(
-      ";",
-      "capture-pane",
-      "-p",
-      "-J",
-      "-t",
-      paneId,
-      "-S",
-      String(endRow),
-      "-E",
-      String(endRow),
-    );
+  const partial = rows.cursorX !== 0;
+  if (partial) args.push(";", ...capture(String(rows.to), rows.to));
+  if (rows.then.length > 0) args.push(";", ...rows.then);
+  const lines = splitCapture(await runTmux(socket, args));
+  if (!partial) return lines;
+  const row = lines.pop() ?? "";
+  return cutAtCursor(lines, row, rows.cursorX);
+}
+
+/**
+ * Captures from the anchor to the end position, drops the typed line, and releases the trailer
+ * (exactly once, chained to the first capture). Row numbers count from the top of history, which
+ * moves when tmux drops old lines (it trims a tenth of history-limit at a time), so the typed line
+ * is looked for where the anchor says, and over the whole history when it is not there.
+ */
+async function collectOutput(options: CollectOptions): Promise<Collected> {
+  const { socket, paneId, anchor, end, now } = options;
+  let release = ["wait-for", "-S", options.names.release];
+  const capture = async (from: number | null, to: number): Promise<string[]> => {
+    const then = release;
+    release = [];
+    return await captureRows(socket, paneId, { from, to, cursorX: end.x, then });
+  };
+  try {
+    const respawned = now.pid !== anchor.pid;
+    const endAbsolute = end.history + end.y - (end.x === 0 ? 1 : 0);
+    const endRow = now.history >= end.history
+      ? endAbsolute - now.history
+      : endAbsolute - end.history;
+    const find = (lines: string[]): number =>
+      outputStart(lines, options.typed, options.names.channel);
+    if (!respawned) {
+      const startRow = anchor.history + anchor.y - now.history;
+      if (endRow < startRow && now.history >= anchor.history) {
+        return { lines: [], linesMissed: false, anchorLost: false };
+      }
+      if (startRow <= endRow) {
+        const lines = await capture(startRow, endRow);
+        const start = find(lines);
+        if (start >= 0) return { lines: lines.slice(start), linesMissed: false, anchorLost: false };
+      }
+    }
+    const lines = await capture(null, endRow);
+    const start = find(lines);
+    if (start >= 0) return { lines: lines.slice(start), linesMissed: false, anchorLost: respawned };
+    // The typed line is gone: scrolled out of a full history, or the history was cleared.
+    const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
+    return { lines, linesMissed: full && !respawned, anchorLost: respawned || !full };
+  } finally {
+    if (release.length > 0) await runTmux(socket, release).catch(() => {});
   }
-  let lines = splitCapture(await runTmux(socket, args));
-  if (partial) {
-    const row = lines.pop() ?? "";
-    lines = cutAtCursor(lines, row, end.x);
-  }
-  const start = outputStart(lines, options.typed, options.names.channel);
-  if (start >= 0) return { lines: lines.slice(start), linesMissed: false, anchorLost };
-  // The typed line is gone: scrolled out of history, or the screen was reset.
-  return { lines, linesMissed: saturated && !anchorLost, anchorLost };
 }
 
 function shapeOutput(

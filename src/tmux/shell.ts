@@ -56,10 +56,12 @@ export function shellQuote(text: string): string {
 
 /** Per-call names; all carry the call's random nonce. */
 export interface CallNames {
-  /** Pane user option that receives `status:history_size:cursor_y:cursor_x`. */
+  /** Pane user option that receives `status:history_size:cursor_y:cursor_x:pane_path`. */
   option: string;
-  /** `wait-for` channel signalled when the command has finished. */
+  /** `wait-for` channel signalled when the command has finished; also the OSC 7 end marker. */
   channel: string;
+  /** `wait-for` channel the trailer holds on until the output has been captured. */
+  release: string;
   /** Buffer holding the command text when it is not typed inline. */
   commandBuffer: string;
   /** Buffer holding the typed line while it is pasted. */
@@ -71,6 +73,7 @@ export function callNames(nonce: string): CallNames {
   return {
     option: `@tmux_mcp_${nonce}`,
     channel: `tmux_mcp_${nonce}`,
+    release: `tmux_mcp_${nonce}_r`,
     commandBuffer: `tmux_mcp_${nonce}_c`,
     pasteBuffer: `tmux_mcp_${nonce}_p`,
   };
@@ -93,18 +96,27 @@ export interface TypedLineOptions {
   paneId: string;
   /** The tmux server's socket path, so the trailer reaches it whatever the command does to `$TMUX`. */
   socketPath: string;
+  /** The pane's `#{pane_path}` (OSC 7) before the call, put back by the trailer. */
+  panePath: string;
   /** Prefix a space so shells with ignorespace keep the line out of history. */
   suppressHistory: boolean;
   /** False: the command waits in `names.commandBuffer` and the shell fetches it. */
   inline: boolean;
 }
 
+function osc7(path: string): string {
+  return `printf '\\033]7;%s\\033\\\\' ${shellQuote(path)}`;
+}
+
 /**
  * The single line typed into the pane. The command runs in a subshell; the outer subshell turns
- * Ctrl-C into an exit status instead of aborting the trailer, stores `$?` and the cursor position
- * (expanded by tmux when the trailer runs) in a pane option, clears the running mark, signals the
- * channel, and exits with
- * the command's status.
+ * Ctrl-C into an exit status instead of aborting the trailer. The trailer then:
+ * - writes the channel name as an OSC 7 path, behind all of the command's output, so a matching
+ *   `#{pane_path}` proves tmux has parsed every byte before it;
+ * - stores `$?`, the cursor position and `#{pane_path}` (expanded by tmux) in a pane option,
+ *   clears the running mark and signals the channel;
+ * - holds until the server releases it, so no prompt is drawn before the output is captured;
+ * - puts the pane path back and exits with the command's status.
  */
 export function buildTypedLine(command: string, options: TypedLineOptions): string {
   const { names, paneId, socketPath } = options;
@@ -113,8 +125,9 @@ export function buildTypedLine(command: string, options: TypedLineOptions): stri
     ? `eval ${shellQuote(command)}`
     : `eval "$(${tmux} show-buffer -b ${names.commandBuffer} \\; delete-buffer -b ${names.commandBuffer})"`;
   const trailer = `${tmux} set-option -p -F -t ${paneId} ${names.option} ` +
-    `"$s:#{history_size}:#{cursor_y}:#{cursor_x}" \\; set-option -p -u -t ${paneId} ` +
-    `${RUNNING_OPTION} \\; wait-for -S ${names.channel}`;
+    `"$s:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; set-option -p -u -t ${paneId} ` +
+    `${RUNNING_OPTION} \\; wait-for -S ${names.channel} \\; wait-for ${names.release}`;
   const prefix = options.suppressHistory ? " " : "";
-  return `${prefix}(trap : INT; (${body}); s=$?; ${trailer}; exit $s)`;
+  return `${prefix}(trap : INT; (${body}); s=$?; ${osc7(names.channel)}; ${trailer}; ` +
+    `${osc7(options.panePath)}; exit $s)`;
 }
