@@ -1,0 +1,40 @@
+import { assertEquals, assertMatch } from "../deps.ts";
+import { configFromFlags } from "../../src/config.ts";
+import { parseFlags } from "../../src/flags.ts";
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  throw new Error("did not throw");
+}
+
+Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
+  assertEquals(configFromFlags(parseFlags([])), {
+    server: { socketName: null, waitMaxSeconds: 30, suppressHistory: true },
+    http: null,
+  });
+});
+
+Deno.test("--http with host and port", () => {
+  const config = configFromFlags(parseFlags(["--http", "--port", "0", "--socket-name", "s1"]));
+  assertEquals(config.http, { host: "127.0.0.1", port: 0 });
+  assertEquals(config.server.socketName, "s1");
+});
+
+Deno.test("bad flags are clear errors", () => {
+  assertMatch(message(() => parseFlags(["--bogus"])), /bogus/);
+  assertMatch(
+    message(() => configFromFlags(parseFlags(["--wait-max-seconds", "601"]))),
+    /1 to 600/,
+  );
+  assertMatch(message(() => configFromFlags(parseFlags(["--socket-name", "../x"]))), /socket-name/);
+  assertMatch(
+    message(() => configFromFlags(parseFlags(["--http", "--host", "0.0.0.0"]))),
+    /loopback/,
+  );
+  assertMatch(message(() => configFromFlags(parseFlags(["--port", "80"]))), /go with --http/);
+  assertMatch(message(() => configFromFlags(parseFlags(["--http", "--port", "x"]))), /--port/);
+});

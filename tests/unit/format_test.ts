@@ -1,0 +1,35 @@
+import { assertEquals } from "../deps.ts";
+import { FIELD_SEPARATOR, formatOf, intField, parseRecords } from "../../src/tmux/format.ts";
+import { TmuxError } from "../../src/tmux/errors.ts";
+
+function throwsCode(fn: () => unknown, code: string): void {
+  try {
+    fn();
+  } catch (error) {
+    assertEquals(error instanceof TmuxError ? error.code : String(error), code);
+    return;
+  }
+  throw new Error("did not throw");
+}
+
+Deno.test("formatOf joins fixed field names", () => {
+  assertEquals(formatOf(["pane_id", "@opt"]), `#{pane_id}${FIELD_SEPARATOR}#{@opt}`);
+});
+
+Deno.test("parseRecords maps lines to records and rejects wrong field counts", () => {
+  const out = `%1${FIELD_SEPARATOR}a b\n%2${FIELD_SEPARATOR}\n`;
+  assertEquals(parseRecords(out, ["id", "name"]), [{ id: "%1", name: "a b" }, {
+    id: "%2",
+    name: "",
+  }]);
+  throwsCode(
+    () => parseRecords(`x${FIELD_SEPARATOR}y${FIELD_SEPARATOR}z\n`, ["a", "b"]),
+    "tmux_error",
+  );
+  assertEquals(parseRecords("", ["a"]), []);
+});
+
+Deno.test("intField accepts integers only", () => {
+  assertEquals(intField("42", "x"), 42);
+  throwsCode(() => intField("4x", "x"), "tmux_error");
+});

@@ -1,0 +1,59 @@
+import { assertEquals } from "../deps.ts";
+import {
+  cellWidth,
+  cutAtCursor,
+  outputStart,
+  prefixCells,
+  splitCapture,
+  truncateTail,
+} from "../../src/tmux/output.ts";
+
+const TYPED = " (eval 'echo hi'); printf x 'tmux_mcp_ab'; wait-for -S tmux_mcp_ab; exit $s)";
+
+Deno.test("outputStart finds the typed line by its channel and skips it", () => {
+  const lines = ["old", `$ ${TYPED}`, "hi", "$"];
+  assertEquals(outputStart(lines, TYPED, "tmux_mcp_ab"), 2);
+});
+
+Deno.test("outputStart joins rows a line editor broke without the wrap flag", () => {
+  const row = `$ ${TYPED}`;
+  const lines = ["x", row.slice(0, 30), row.slice(30, 60), row.slice(60), "out"];
+  assertEquals(outputStart(lines, TYPED, "tmux_mcp_ab"), 4);
+});
+
+Deno.test("outputStart says -1 when the typed line is gone", () => {
+  assertEquals(outputStart(["1", "2"], TYPED, "tmux_mcp_ab"), -1);
+});
+
+Deno.test("truncateTail keeps the tail and counts dropped lines and UTF-8 bytes", () => {
+  assertEquals(truncateTail(["a", "é", "b", "c"], 2), {
+    lines: ["b", "c"],
+    droppedLines: 2,
+    droppedBytes: 2 + 3,
+  });
+  assertEquals(truncateTail(["a"], null), { lines: ["a"], droppedLines: 0, droppedBytes: 0 });
+  assertEquals(truncateTail(["a"], 5), { lines: ["a"], droppedLines: 0, droppedBytes: 0 });
+});
+
+Deno.test("splitCapture treats the final newline as a terminator", () => {
+  assertEquals(splitCapture(""), []);
+  assertEquals(splitCapture("a\n\nb\n"), ["a", "", "b"]);
+});
+
+Deno.test("cell widths: ASCII 1, CJK and emoji 2, combining marks 0", () => {
+  assertEquals([cellWidth("a"), cellWidth("日"), cellWidth("🚀"), cellWidth("\u0301")], [
+    1,
+    2,
+    2,
+    0,
+  ]);
+  assertEquals(prefixCells("日本語$ ", 4), "日本");
+  assertEquals(prefixCells("abc$ ", 3), "abc");
+});
+
+Deno.test("cutAtCursor drops what follows the cursor on the last row", () => {
+  assertEquals(cutAtCursor(["1", "abc$ "], "abc$ ", 3), ["1", "abc"]);
+  // The last joined line spans two rows; only its last row is cut.
+  assertEquals(cutAtCursor(["xxxxyy$"], "yy$", 2), ["xxxxyy"]);
+  assertEquals(cutAtCursor(["other"], "row", 1), ["other"]);
+});
