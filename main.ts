@@ -9,7 +9,7 @@ import { configFromFlags } from "./src/config.ts";
 import { StdioServerTransport } from "./src/deps.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http.ts";
-import { createServer, createToolContext } from "./src/server.ts";
+import { createServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
 async function main(args: string[]): Promise<number> {
@@ -31,20 +31,28 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const context = createToolContext(start.server);
+  let stopping: Promise<void> | null = null;
+  let stopTransport = (): Promise<void> => Promise.resolve();
+  const stop = (): Promise<void> =>
+    stopping ??= stopToolContext(context).then(() => stopTransport());
+  for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
   if (start.http) {
     const http = serveHttp(context, {
       ...start.http,
       onListen: (url) => console.error(`tmux-mcp: listening on ${url}`),
     });
+    stopTransport = () => http.shutdown();
     await http.finished;
-    return 0;
+  } else {
+    const server = createServer(context);
+    const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
+    stopTransport = () => server.close();
+    // The SDK's stdio transport does not notice the client going away; end of input is that signal.
+    process.stdin.on("end", stop);
+    await server.connect(new StdioServerTransport());
+    await closed;
   }
-  const server = createServer(context);
-  const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
-  // The SDK's stdio transport does not notice the client going away; end of input is that signal.
-  process.stdin.on("end", () => server.close());
-  await server.connect(new StdioServerTransport());
-  await closed;
+  await stop();
   return 0;
 }
 

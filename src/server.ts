@@ -5,7 +5,7 @@
  */
 
 import { McpServer } from "./deps.ts";
-import { createRunner } from "./tmux/mod.ts";
+import { createRunner, stopRunner } from "./tmux/mod.ts";
 import { registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
 import { SERVER_INFO } from "./version.ts";
 
@@ -25,4 +25,9 @@ export function createServer(context: ToolContext): McpServer {
   });
   registerTools(server, context);
   return server;
+}
+
+/** Ends the calls in flight (cleanly, as cancellations) before the process exits. */
+export async function stopToolContext(context: ToolContext): Promise<void> {
+  await stopRunner(context.runner);
 }

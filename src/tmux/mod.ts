@@ -8,4 +8,11 @@
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
 export { runTmux, type TmuxSocket } from "./exec.ts";
 export { checkId, type PaneSpec, resolvePane } from "./target.ts";
-export { createRunner, runCommand, type Runner, type RunRequest, type RunResult } from "./run.ts";
+export {
+  createRunner,
+  runCommand,
+  type Runner,
+  type RunRequest,
+  type RunResult,
+  stopRunner,
+} from "./run.ts";

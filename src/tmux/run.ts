@@ -30,11 +30,28 @@ interface Orphan {
 export interface Runner {
   locks: KeyedLock;
   orphans: Map<string, Orphan[]>;
+  /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
+  stop: AbortController;
+  inFlight: Set<Promise<unknown>>;
 }
 
 /** Makes the shared state for {@linkcode runCommand}. */
 export function createRunner(): Runner {
-  return { locks: createKeyedLock(), orphans: new Map() };
+  return {
+    locks: createKeyedLock(),
+    orphans: new Map(),
+    stop: new AbortController(),
+    inFlight: new Set(),
+  };
+}
+
+/**
+ * Ends every call in flight the way a cancellation does (wait-for children killed, trailers
+ * released) and waits for them, so a stopping server leaves nothing behind in tmux.
+ */
+export async function stopRunner(runner: Runner): Promise<void> {
+  runner.stop.abort();
+  await Promise.allSettled([...runner.inFlight]);
 }
 
 /** One request, already validated and resolved to a pane. */
@@ -130,6 +147,22 @@ function lockKey(socket: TmuxSocket, paneId: string): string {
 
 /** Runs a command in a pane and waits for it, as the run_command contract says. */
 export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {
+  if (runner.stop.signal.aborted) {
+    throw new TmuxError("cancelled", "the server is shutting down");
+  }
+  const signal = request.signal
+    ? AbortSignal.any([request.signal, runner.stop.signal])
+    : runner.stop.signal;
+  const call = runQueued(runner, { ...request, signal });
+  runner.inFlight.add(call);
+  try {
+    return await call;
+  } finally {
+    runner.inFlight.delete(call);
+  }
+}
+
+async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {
   const started = Date.now();
   const { socket, paneId } = request;
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
@@ -148,6 +181,7 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
     signal: request.signal,
   });
   if (release === null) {
+    if (request.signal?.aborted) throw new TmuxError("cancelled", "run_command was cancelled");
     throw new TmuxError(
       "pane_busy",
       `pane ${paneId} was busy with another run_command for the whole timeout`,

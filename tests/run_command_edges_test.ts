@@ -1,0 +1,133 @@
+// run_command when things go sideways: cancellation, server shutdown mid-wait, history that has
+// dropped output, a cleared history.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
+import { type Connection, startServer, type TransportKind } from "./helpers/mcp.ts";
+import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+async function idle(tmux: TestTmux, pane: string): Promise<boolean> {
+  const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
+  return mark.trim() === "";
+}
+
+async function run(conn: Connection, args: Record<string, unknown>) {
+  const result = await conn.client.callTool({ name: "run_command", arguments: args });
+  return (result as CallToolResult).structuredContent as Record<string, unknown>;
+}
+
+for (const kind of ["stdio", "http"] as TransportKind[]) {
+  Deno.test(`cancelling a call over ${kind} kills its wait and leaves the pane usable`, async () => {
+    const tmux = await startTmux();
+    const conn = await startServer(kind, { socketName: tmux.socketName });
+    try {
+      const controller = new AbortController();
+      const call = conn.client.callTool(
+        { name: "run_command", arguments: { command: "sleep 1; echo late", pane_id: tmux.paneId } },
+        undefined,
+        { signal: controller.signal },
+      );
+      await until("the command started", async () => !(await idle(tmux, tmux.paneId)));
+      controller.abort();
+      let rejected = false;
+      await call.catch(() => rejected = true);
+      assert(rejected, "the cancelled call resolved");
+      await until(
+        "the wait-for child is gone",
+        async () => (await leftovers(tmux, conn.serverPid)).every((l) => !l.startsWith("child")),
+      );
+      // The command itself goes on; its trailer must not hold the shell once it ends.
+      await until("the command ended", () => idle(tmux, tmux.paneId));
+      const after = await run(conn, { command: "echo after", pane_id: tmux.paneId });
+      assertEquals([after.exit_status, after.output], [0, ["after"]]);
+      await assertNoLeftovers(tmux, conn.serverPid);
+    } finally {
+      await conn.close();
+      await tmux.close();
+    }
+  });
+}
+
+Deno.test("a server stopped mid-wait kills its children and releases the pane", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    const call = conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "sleep 0.5; echo done", pane_id: tmux.paneId },
+    }).catch(() => null);
+    await until("the command started", async () => !(await idle(tmux, tmux.paneId)));
+    const pid = conn.serverPid;
+    Deno.kill(pid, "SIGTERM");
+    await call;
+    await until("the server exited", async () => {
+      const ps = await new Deno.Command("ps", { args: ["-p", String(pid)], stdout: "null" })
+        .output();
+      return !ps.success;
+    });
+    const waiters = await new Deno.Command("pgrep", {
+      args: ["-f", `-L ${tmux.socketName} wait-for`],
+      stdout: "piped",
+    }).output();
+    assertEquals(new TextDecoder().decode(waiters.stdout).trim(), "", "wait-for children left");
+    await until("the command ended", () => idle(tmux, tmux.paneId));
+    // The shell is back at its prompt: the trailer was released.
+    await until("a prompt", async () => {
+      const screen = await tmux.run("capture-pane", "-p", "-t", tmux.paneId);
+      return screen.trimEnd().endsWith("$");
+    });
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("output beyond history-limit is reported as lines_missed, the tail kept", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    await tmux.run("set-option", "-t", "main", "history-limit", "200");
+    const pane = await tmux.newPane();
+    const out = await run(conn, { command: "seq 1 2000", pane_id: pane });
+    assertEquals(out.exit_status, 0);
+    assertEquals(out.lines_missed, true);
+    assertEquals(out.anchor_lost, false);
+    const lines = out.output as string[];
+    assertEquals(lines.at(-1), "2000");
+    assert(lines.length >= 150 && lines.length < 2000, `kept ${lines.length} lines`);
+    assertEquals(lines, lines.map((_, i) => String(2001 - lines.length + i)));
+    await assertNoLeftovers(tmux, conn.serverPid);
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("a command that clears history reports anchor_lost", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    const pane = tmux.paneId;
+    await run(conn, { command: "seq 1 100", pane_id: pane });
+    const out = await run(conn, {
+      command:
+        `echo before; tmux -L ${tmux.socketName} clear-history -t ${pane}; clear; echo after`,
+      pane_id: pane,
+    });
+    assertEquals(out.exit_status, 0);
+    assertEquals(out.anchor_lost, true);
+    assertEquals((out.output as string[]).filter((l) => l !== "").at(-1), "after");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
