@@ -12,6 +12,15 @@ import { serveHttp } from "./src/http.ts";
 import { createServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
+function listenError(error: unknown, http: { host: string; port: number }): string {
+  const address = `${http.host.includes(":") ? `[${http.host}]` : http.host}:${http.port}`;
+  if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    return `not permitted to listen on ${address}: run with --allow-net=${address}`;
+  }
+  if (error instanceof Deno.errors.AddrInUse) return `${address} is already in use`;
+  return `cannot listen on ${address}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 async function main(args: string[]): Promise<number> {
   let start;
   try {
@@ -37,10 +46,16 @@ async function main(args: string[]): Promise<number> {
     stopping ??= stopToolContext(context).then(() => stopTransport());
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
   if (start.http) {
-    const http = serveHttp(context, {
-      ...start.http,
-      onListen: (url) => console.error(`tmux-mcp: listening on ${url}`),
-    });
+    let http;
+    try {
+      http = serveHttp(context, {
+        ...start.http,
+        onListen: (url) => console.error(`tmux-mcp: listening on ${url}`),
+      });
+    } catch (error) {
+      console.error(`tmux-mcp: ${listenError(error, start.http)}`);
+      return 1;
+    }
     stopTransport = () => http.shutdown();
     await http.finished;
   } else {

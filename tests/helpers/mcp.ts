@@ -69,24 +69,29 @@ export interface ServerOptions {
   extraArgs?: string[];
   /** Deno permission flags; default: exactly what the transport needs. */
   permissions?: string[];
+  /** Run this program (e.g. a compiled binary, or `deno run URL`) instead of `deno run main.ts`. */
+  program?: string[];
+  /** Working directory of the server process. */
+  cwd?: string;
+  /** HTTP port (default 0: any free one). */
+  port?: number;
 }
 
 function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildProcess {
   const permissions = options.permissions ??
     (kind === "stdio" ? ["--allow-run=tmux"] : ["--allow-run=tmux", "--allow-net=127.0.0.1"]);
+  const [program, ...programArgs] = options.program ??
+    [Deno.execPath(), "run", "--quiet", "--no-prompt", ...permissions, MAIN];
   const args = [
-    "run",
-    "--quiet",
-    "--no-prompt",
-    ...permissions,
-    MAIN,
+    ...programArgs,
     "--socket-name",
     options.socketName,
-    ...(kind === "http" ? ["--http", "--port", "0"] : []),
+    ...(kind === "http" ? ["--http", "--port", String(options.port ?? 0)] : []),
     ...(options.extraArgs ?? []),
   ];
-  return new Deno.Command(Deno.execPath(), {
+  return new Deno.Command(program, {
     args,
+    cwd: options.cwd,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -113,6 +118,28 @@ function watchStderr(child: Deno.ChildProcess): { text: () => string; url: Promi
   })();
   url.catch(() => {});
   return { text: () => text, url };
+}
+
+/** Runs the server to its exit with the given arguments; returns its exit code and stderr. */
+export async function runServerToExit(
+  permissions: string[],
+  args: string[],
+): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", ...permissions, MAIN, ...args],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+/** A port that was free a moment ago, for tests that must name it in a permission. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
 }
 
 /** Starts the server as its own process and connects an SDK Client to it. */

@@ -1,0 +1,146 @@
+// The ways users run the server: a compiled binary, `deno run <URL>`, and the permission sandbox.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { baseFor, compileTarget } from "../scripts/compile.ts";
+import { type Connection, freePort, runServerToExit, startServer } from "./helpers/mcp.ts";
+import { startTmux } from "./helpers/tmux.ts";
+
+const ROOT = new URL("../", import.meta.url);
+
+async function runsCommands(conn: Connection, paneId: string): Promise<void> {
+  const result = await conn.client.callTool({
+    name: "run_command",
+    arguments: { command: "seq 1 3; exit 7", pane_id: paneId },
+  }) as CallToolResult;
+  const out = result.structuredContent as { exit_status: number; output: string[] };
+  assertEquals([out.exit_status, out.output], [7, ["1", "2", "3"]]);
+}
+
+const base = await baseFor(Deno.build.target);
+
+Deno.test({
+  name: "the compiled binary serves stdio and runs commands",
+  // Needs a denort base binary (DENORT_BIN or Deno's cache); none is reachable on our machines.
+  ignore: !base.ok,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const tmux = await startTmux();
+    let conn: Connection | null = null;
+    try {
+      const binary = await compileTarget(Deno.build.target, dir);
+      conn = await startServer("stdio", { socketName: tmux.socketName, program: [binary] });
+      await runsCommands(conn, tmux.paneId);
+    } finally {
+      await conn?.close();
+      await tmux.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const TYPES: Record<string, string> = {
+  ts: "application/typescript",
+  json: "application/json",
+};
+
+Deno.test("deno run <URL>/main.ts works from a directory with no deno.json", async () => {
+  const files = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const path = new URL(req.url).pathname;
+    try {
+      const body = await Deno.readFile(new URL(`.${path}`, ROOT));
+      const type = TYPES[path.split(".").at(-1) ?? ""] ?? "text/plain";
+      return new Response(body, { headers: { "content-type": type } });
+    } catch {
+      return new Response("not found", { status: 404 });
+    }
+  });
+  const host = `127.0.0.1:${files.addr.port}`;
+  const empty = await Deno.makeTempDir();
+  const tmux = await startTmux();
+  let conn: Connection | null = null;
+  try {
+    conn = await startServer("stdio", {
+      socketName: tmux.socketName,
+      cwd: empty,
+      program: [
+        Deno.execPath(),
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--no-lock",
+        "--allow-run=tmux",
+        `--allow-import=${host}`,
+        `http://${host}/main.ts`,
+      ],
+    });
+    await runsCommands(conn, tmux.paneId);
+  } finally {
+    await conn?.close();
+    await tmux.close();
+    await files.shutdown();
+    await Deno.remove(empty, { recursive: true });
+  }
+});
+
+Deno.test("HTTP works under exactly --allow-run=tmux --allow-net=127.0.0.1:PORT", async () => {
+  const tmux = await startTmux();
+  const port = freePort();
+  let conn: Connection | null = null;
+  try {
+    conn = await startServer("http", {
+      socketName: tmux.socketName,
+      port,
+      permissions: ["--allow-run=tmux", `--allow-net=127.0.0.1:${port}`],
+    });
+    await runsCommands(conn, tmux.paneId);
+  } finally {
+    await conn?.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("without --allow-net, --http fails at once with the flag to add", async () => {
+  const port = freePort();
+  const { code, stderr } = await runServerToExit(["--allow-run=tmux"], [
+    "--http",
+    "--port",
+    String(port),
+  ]);
+  assertEquals(code, 1);
+  assertMatch(
+    stderr,
+    new RegExp(
+      `not permitted to listen on 127\\.0\\.0\\.1:${port}: run with --allow-net=127\\.0\\.0\\.1:${port}`,
+    ),
+  );
+  assert(!stderr.includes("    at "), "stack trace in the message");
+});
+
+Deno.test("without --allow-run=tmux, tools answer tmux_unavailable with the flag to add", async () => {
+  const tmux = await startTmux();
+  let conn: Connection | null = null;
+  try {
+    conn = await startServer("stdio", { socketName: tmux.socketName, permissions: [] });
+    const result = await conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "true", pane_id: tmux.paneId },
+    }) as CallToolResult;
+    assertEquals(result.isError, true);
+    const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+    assertMatch(
+      text,
+      /^tmux_unavailable: not permitted to run tmux: start the server with --allow-run=tmux/,
+    );
+  } finally {
+    await conn?.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("bad flags exit 2 with a message, --help and --version exit 0", async () => {
+  const bad = await runServerToExit([], ["--bogus"]);
+  assertEquals(bad.code, 2);
+  assertMatch(bad.stderr, /tmux-mcp: .*bogus/);
+  assertEquals((await runServerToExit([], ["--version"])).code, 0);
+  assertEquals((await runServerToExit([], ["--help"])).code, 0);
+});
