@@ -39,6 +39,7 @@ async function main(args: string[]): Promise<number> {
     console.error("Try --help.");
     return 2;
   }
+  for (const warning of start.warnings) console.error(`tmux-mcp: ${warning}`);
   const context = createToolContext(start.server);
   let stopping: Promise<void> | null = null;
   let stopTransport = (): Promise<void> => Promise.resolve();

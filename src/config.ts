@@ -6,11 +6,30 @@
 
 import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
+import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 
 /** Everything main needs to start. */
 export interface StartConfig {
   server: ServerConfig;
   http: { host: string; port: number } | null;
+  /** Things worth telling the operator at start (e.g. a tier that failed closed). */
+  warnings: string[];
+}
+
+function nameList(text: string | undefined): string[] {
+  return (text ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+}
+
+function policyFrom(flags: Flags, warnings: string[]): ToolPolicy {
+  const safety = flags.safety ?? permittedEnv("TMUX_MCP_SAFETY") ?? "mutating";
+  const { tier, valid } = parseTier(safety);
+  if (!valid) warnings.push(`unknown safety tier ${JSON.stringify(safety)}: using readonly`);
+  const only = flags.tools ?? permittedEnv("TMUX_MCP_TOOLS");
+  return {
+    tier,
+    only: only === undefined ? null : nameList(only),
+    exclude: nameList(flags.excludeTools ?? permittedEnv("TMUX_MCP_EXCLUDE_TOOLS")),
+  };
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
@@ -36,16 +55,19 @@ export function configFromFlags(flags: Flags): StartConfig {
     throw new Error("--socket-name may hold only letters, digits, '_', '.' and '-'");
   }
   const waitText = flags.waitMaxSeconds ?? permittedEnv("TMUX_MCP_WAIT_MAX_SECONDS") ?? "30";
+  const warnings: string[] = [];
   const server: ServerConfig = {
     socketName,
     waitMaxSeconds: parseSeconds(waitText),
     suppressHistory: true,
+    policy: policyFrom(flags, warnings),
+    ownPane: permittedEnv("TMUX_PANE") ?? null,
   };
   if (!flags.http) {
     if (flags.host !== undefined || flags.port !== undefined) {
       throw new Error("--host and --port go with --http");
     }
-    return { server, http: null };
+    return { server, http: null, warnings };
   }
   const host = flags.host ?? "127.0.0.1";
   if (!LOOPBACK_HOSTS.has(host)) {
@@ -58,5 +80,5 @@ export function configFromFlags(flags: Flags): StartConfig {
   if (!/^\d+$/.test(portText) || port > 65535) {
     throw new Error(`--port must be a whole number from 0 to 65535 (got ${portText})`);
   }
-  return { server, http: { host: host === "[::1]" ? "::1" : host, port } };
+  return { server, http: { host: host === "[::1]" ? "::1" : host, port }, warnings };
 }

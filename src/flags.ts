@@ -16,6 +16,9 @@ export interface Flags {
   port: string | undefined;
   socketName: string | undefined;
   waitMaxSeconds: string | undefined;
+  safety: string | undefined;
+  tools: string | undefined;
+  excludeTools: string | undefined;
 }
 
 /** The usage text printed by --help. */
@@ -28,6 +31,10 @@ Usage: tmux-mcp [options]
   --port PORT                HTTP port (default 8765; 0 picks a free one)
   --socket-name NAME         default tmux -L socket (env TMUX_MCP_SOCKET_NAME)
   --wait-max-seconds N       ceiling for any wait, 1..600 (default 30; env TMUX_MCP_WAIT_MAX_SECONDS)
+  --safety TIER              readonly | mutating | destructive (default mutating; env TMUX_MCP_SAFETY);
+                             an unknown tier fails closed to readonly
+  --tools A,B                offer only these tools (within the tier)
+  --exclude-tools A,B        never offer these tools
   --version                  print the version
   --help                     print this help
 
@@ -48,6 +55,9 @@ export function parseFlags(args: readonly string[]): Flags {
       port: { type: "string" },
       "socket-name": { type: "string" },
       "wait-max-seconds": { type: "string" },
+      safety: { type: "string" },
+      tools: { type: "string" },
+      "exclude-tools": { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -61,5 +71,8 @@ export function parseFlags(args: readonly string[]): Flags {
     port: values.port,
     socketName: values["socket-name"],
     waitMaxSeconds: values["wait-max-seconds"],
+    safety: values.safety,
+    tools: values.tools,
+    excludeTools: values["exclude-tools"],
   };
 }

@@ -7,7 +7,34 @@
 
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
 export { runTmux, type TmuxSocket } from "./exec.ts";
-export { checkId, type PaneSpec, resolvePane } from "./target.ts";
+export {
+  checkId,
+  type PaneSpec,
+  queryPane,
+  resolvePane,
+  resolveSession,
+  sessionIdByName,
+  type SessionSpec,
+} from "./target.ts";
+export {
+  getPane,
+  getSession,
+  getWindow,
+  listPanes,
+  listSessions,
+  listWindows,
+  literal,
+  type Pane,
+  PANE_FIELDS,
+  type Session,
+  SESSION_FIELDS,
+  type Window,
+  WINDOW_FIELDS,
+} from "./objects.ts";
+export { capturePane, captureSince, type SinceResult } from "./capture.ts";
+export { compilePatterns, waitForText } from "./wait_text.ts";
+export { spawnTmux } from "./exec.ts";
+export { truncateTail } from "./output.ts";
 export {
   createRunner,
   runCommand,

@@ -81,3 +81,19 @@ export async function resolvePane(socket: TmuxSocket, spec: PaneSpec): Promise<s
   }
   return checkId("pane_id", paneId);
 }
+
+/** How a caller names a session. */
+export interface SessionSpec {
+  session_id?: string | null;
+  session_name?: string | null;
+}
+
+/** Resolves a session id (`$N`) from an id or an exact name; null when neither is given. */
+export async function resolveSession(
+  socket: TmuxSocket,
+  spec: SessionSpec,
+): Promise<string | null> {
+  if (spec.session_id != null) return checkId("session_id", spec.session_id);
+  if (spec.session_name != null) return await sessionIdByName(socket, spec.session_name);
+  return null;
+}

@@ -5,6 +5,7 @@
  */
 
 import type { Runner, TmuxSocket } from "../tmux/mod.ts";
+import type { ToolPolicy } from "./policy.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
 export interface ServerConfig {
@@ -14,6 +15,10 @@ export interface ServerConfig {
   waitMaxSeconds: number;
   /** Default for run_command's suppress_history. */
   suppressHistory: boolean;
+  /** Which tools are offered. */
+  policy: ToolPolicy;
+  /** The pane this server runs in, when known (`$TMUX_PANE`, if readable): never killed. */
+  ownPane: string | null;
 }
 
 /** Shared by the tools of every MCP session this process serves. */

@@ -1,16 +1,32 @@
 /**
- * All tool groups.
+ * All tool groups, registered under the server's safety policy.
  *
  * @module
  */
 
 import type { McpServer } from "../deps.ts";
 import type { ToolContext } from "./context.ts";
-import { registerRunTools } from "./run.ts";
+import { type AnyToolSpec, registerSpec } from "./define.ts";
+import { DESTROY_TOOLS } from "./destroy.ts";
+import { INSPECT_TOOLS } from "./inspect.ts";
+import { MANAGE_TOOLS } from "./manage.ts";
+import { registerPrompts, registerResources } from "./resources.ts";
+import { RUN_TOOLS } from "./run.ts";
 
 export type { ServerConfig, ToolContext } from "./context.ts";
+export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
 
-/** Registers every tool on a server. */
+/** Every tool this server knows, in listing order. */
+export const ALL_TOOLS: AnyToolSpec[] = [
+  ...INSPECT_TOOLS,
+  ...RUN_TOOLS,
+  ...MANAGE_TOOLS,
+  ...DESTROY_TOOLS,
+];
+
+/** Registers every tool the policy allows, the resources and the prompts. */
 export function registerTools(server: McpServer, context: ToolContext): void {
-  registerRunTools(server, context);
+  for (const spec of ALL_TOOLS) registerSpec(server, spec, context);
+  registerResources(server, context, ALL_TOOLS);
+  registerPrompts(server);
 }

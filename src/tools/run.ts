@@ -4,30 +4,26 @@
  * @module
  */
 
-import { type CallToolResult, type McpServer, z } from "../deps.ts";
+import { z } from "../deps.ts";
 import { resolvePane, runCommand, type RunResult, TmuxError } from "../tmux/mod.ts";
-import { clampTimeout, socketFor, type ToolContext } from "./context.ts";
-import { guarded } from "./errors.ts";
-import { paneSpecShape } from "./schemas.ts";
+import { clampTimeout, socketFor } from "./context.ts";
+import { type AnyToolSpec, defineTool } from "./define.ts";
+import { maxLinesSchema, paneSpecShape, timeoutSchema } from "./schemas.ts";
 
-const inputSchema = z.strictObject({
+const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
     "shell command, run in a subshell of the pane's shell",
   ),
   ...paneSpecShape,
-  timeout: z.number().positive().default(30).describe(
-    "seconds to wait; clamped to the server's ceiling, never an error",
-  ),
-  max_lines: z.number().int().min(1).nullable().optional().describe(
-    "keep only the last N output lines",
-  ),
+  timeout: timeoutSchema,
+  max_lines: maxLinesSchema,
   suppress_history: z.boolean().optional().describe(
     "prefix a space to keep the line out of shell history (default: the server's, true); " +
       "multi-line commands need false",
   ),
-});
+};
 
-const outputSchema = z.object({
+const output = {
   pane_id: z.string(),
   exit_status: z.number().int().nullable(),
   timed_out: z.boolean(),
@@ -41,7 +37,7 @@ const outputSchema = z.object({
   output_truncated_bytes: z.number().int(),
   lines_missed: z.boolean(),
   anchor_lost: z.boolean(),
-});
+};
 
 const TEXT_TAIL_LINES = 20;
 
@@ -67,25 +63,21 @@ export function renderRunResult(result: RunResult): string {
   ].join("\n");
 }
 
-/** Registers `run_command`. */
-export function registerRunTools(server: McpServer, context: ToolContext): void {
-  server.registerTool("run_command", {
+/** The run_command tool. */
+export const RUN_TOOLS: AnyToolSpec[] = [
+  defineTool({
+    name: "run_command",
+    tier: "mutating",
     title: "Run a shell command in a pane",
     description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
       "polling), and returns its exit status and its own output (tail kept under max_lines). " +
       "Refuses panes in copy-mode, panes not at an idle POSIX shell, and multi-line commands " +
       "while suppress_history is true.",
-    inputSchema,
-    outputSchema,
-    annotations: {
-      title: "Run a shell command in a pane",
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
-  }, (args, extra): Promise<CallToolResult> =>
-    guarded(async () => {
+    input,
+    output,
+    openWorld: true,
+    destructive: true,
+    async run(args, context, extra) {
       const suppressHistory = args.suppress_history ?? context.config.suppressHistory;
       if (args.command.includes("\0")) {
         throw new TmuxError("invalid_argument", "command must not contain NUL characters");
@@ -99,7 +91,7 @@ export function registerRunTools(server: McpServer, context: ToolContext): void 
       }
       const socket = socketFor(context, args.socket_name);
       const paneId = await resolvePane(socket, args);
-      const result = await runCommand(context.runner, {
+      return await runCommand(context.runner, {
         socket,
         paneId,
         command: args.command,
@@ -108,10 +100,8 @@ export function registerRunTools(server: McpServer, context: ToolContext): void 
         suppressHistory,
         signal: extra.signal,
       });
-      return {
-        isError: !result.started,
-        content: [{ type: "text", text: renderRunResult(result) }],
-        structuredContent: { ...result },
-      };
-    }));
-}
+    },
+    text: renderRunResult,
+    failed: (result) => !result.started,
+  }),
+];

@@ -19,3 +19,33 @@ export const paneSpecShape = {
   window_id: z.string().nullable().optional().describe("window id like @2"),
   socket_name: socketNameSchema,
 };
+
+/** The fields that name a session. */
+export const sessionSpecShape = {
+  session_id: z.string().nullable().optional().describe("session id like $1"),
+  session_name: z.string().nullable().optional().describe("exact session name"),
+  socket_name: socketNameSchema,
+};
+
+type Kind = "string" | "int" | "bool";
+
+/** A zod object for one of the tmux layer's field specs. */
+export function objectSchema<S extends Record<string, Kind>>(
+  spec: S,
+): z.ZodObject<{ [F in keyof S]: z.ZodType }> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [field, kind] of Object.entries(spec)) {
+    shape[field] = kind === "string" ? z.string() : kind === "int" ? z.number().int() : z.boolean();
+  }
+  return z.object(shape) as z.ZodObject<{ [F in keyof S]: z.ZodType }>;
+}
+
+/** Seconds to wait, clamped by the server. */
+export const timeoutSchema = z.number().positive().default(30).describe(
+  "seconds to wait; clamped to the server's ceiling, never an error",
+);
+
+/** Keep only the last N lines. */
+export const maxLinesSchema = z.number().int().min(1).nullable().optional().describe(
+  "keep only the last N lines",
+);

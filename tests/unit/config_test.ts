@@ -13,8 +13,15 @@ function message(fn: () => unknown): string {
 
 Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
   assertEquals(configFromFlags(parseFlags([])), {
-    server: { socketName: null, waitMaxSeconds: 30, suppressHistory: true },
+    server: {
+      socketName: null,
+      waitMaxSeconds: 30,
+      suppressHistory: true,
+      policy: { tier: "mutating", only: null, exclude: [] },
+      ownPane: null,
+    },
     http: null,
+    warnings: [],
   });
 });
 
@@ -37,4 +44,14 @@ Deno.test("bad flags are clear errors", () => {
   );
   assertMatch(message(() => configFromFlags(parseFlags(["--port", "80"]))), /go with --http/);
   assertMatch(message(() => configFromFlags(parseFlags(["--http", "--port", "x"]))), /--port/);
+});
+
+Deno.test("safety tiers: valid names, unknown ones fail closed to readonly", () => {
+  const destructive = configFromFlags(parseFlags(["--safety", "destructive"]));
+  assertEquals(destructive.server.policy.tier, "destructive");
+  const bad = configFromFlags(parseFlags(["--safety", "everything"]));
+  assertEquals(bad.server.policy.tier, "readonly");
+  assertMatch(bad.warnings.join(), /unknown safety tier/);
+  const lists = configFromFlags(parseFlags(["--tools", "a, b", "--exclude-tools", "c"]));
+  assertEquals(lists.server.policy, { tier: "mutating", only: ["a", "b"], exclude: ["c"] });
 });

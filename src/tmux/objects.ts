@@ -1,0 +1,132 @@
+/**
+ * Typed views of tmux sessions, windows and panes, read with fixed format fields.
+ *
+ * @module
+ */
+
+import { TmuxError } from "./errors.ts";
+import { runTmux, type TmuxSocket } from "./exec.ts";
+import { formatOf, intField, parseRecords } from "./format.ts";
+
+type Kind = "string" | "int" | "bool";
+type Spec = Record<string, Kind>;
+type Value<K extends Kind> = K extends "string" ? string : K extends "int" ? number : boolean;
+type Typed<S extends Spec> = { [F in keyof S]: Value<S[F]> };
+
+/** Fields of a session. */
+export const SESSION_FIELDS = {
+  session_id: "string",
+  session_name: "string",
+  session_windows: "int",
+  session_attached: "int",
+  session_created: "int",
+} as const satisfies Spec;
+
+/** Fields of a window. */
+export const WINDOW_FIELDS = {
+  window_id: "string",
+  window_index: "int",
+  window_name: "string",
+  window_active: "bool",
+  window_panes: "int",
+  window_width: "int",
+  window_height: "int",
+  window_layout: "string",
+  window_zoomed_flag: "bool",
+  session_id: "string",
+  session_name: "string",
+} as const satisfies Spec;
+
+/** Fields of a pane. */
+export const PANE_FIELDS = {
+  pane_id: "string",
+  pane_index: "int",
+  pane_active: "bool",
+  pane_title: "string",
+  pane_current_command: "string",
+  pane_current_path: "string",
+  pane_pid: "int",
+  pane_width: "int",
+  pane_height: "int",
+  pane_in_mode: "bool",
+  pane_mode: "string",
+  pane_dead: "bool",
+  alternate_on: "bool",
+  cursor_x: "int",
+  cursor_y: "int",
+  history_size: "int",
+  history_limit: "int",
+  window_id: "string",
+  session_id: "string",
+  session_name: "string",
+} as const satisfies Spec;
+
+/** A session as tmux reports it. */
+export type Session = Typed<typeof SESSION_FIELDS>;
+/** A window as tmux reports it. */
+export type Window = Typed<typeof WINDOW_FIELDS>;
+/** A pane as tmux reports it. */
+export type Pane = Typed<typeof PANE_FIELDS>;
+
+function convert<S extends Spec>(spec: S, record: Record<string, string>): Typed<S> {
+  const out: Record<string, unknown> = {};
+  for (const [field, kind] of Object.entries(spec)) {
+    const raw = record[field];
+    out[field] = kind === "int" ? intField(raw, field) : kind === "bool" ? raw === "1" : raw;
+  }
+  return out as Typed<S>;
+}
+
+async function list<S extends Spec>(
+  socket: TmuxSocket,
+  args: string[],
+  spec: S,
+): Promise<Array<Typed<S>>> {
+  const fields = Object.keys(spec);
+  const output = await runTmux(socket, [...args, "-F", formatOf(fields)]);
+  return parseRecords(output, fields).map((record) => convert(spec, record));
+}
+
+/** Every session. */
+export function listSessions(socket: TmuxSocket): Promise<Session[]> {
+  return list(socket, ["list-sessions"], SESSION_FIELDS);
+}
+
+/** Every window of every session. */
+export function listWindows(socket: TmuxSocket): Promise<Window[]> {
+  return list(socket, ["list-windows", "-a"], WINDOW_FIELDS);
+}
+
+/** Every pane of every window. */
+export function listPanes(socket: TmuxSocket): Promise<Pane[]> {
+  return list(socket, ["list-panes", "-a"], PANE_FIELDS);
+}
+
+/** One pane by id. */
+export async function getPane(socket: TmuxSocket, paneId: string): Promise<Pane> {
+  const pane = (await listPanes(socket)).find((p) => p.pane_id === paneId);
+  if (!pane) throw new TmuxError("not_found", `can't find pane: ${paneId}`);
+  return pane;
+}
+
+/** One window by id. */
+export async function getWindow(socket: TmuxSocket, windowId: string): Promise<Window> {
+  const window = (await listWindows(socket)).find((w) => w.window_id === windowId);
+  if (!window) throw new TmuxError("not_found", `can't find window: ${windowId}`);
+  return window;
+}
+
+/** One session by id. */
+export async function getSession(socket: TmuxSocket, sessionId: string): Promise<Session> {
+  const session = (await listSessions(socket)).find((s) => s.session_id === sessionId);
+  if (!session) throw new TmuxError("not_found", `can't find session: ${sessionId}`);
+  return session;
+}
+
+/**
+ * Escapes text that tmux expands as a format (session, window and pane names, titles, start
+ * directories), so `#{...}` and `#(...)` stay literal and never run anything.
+ */
+export function literal(text: string): string {
+  return text.replaceAll("#", "##");
+}

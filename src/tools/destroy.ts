@@ -1,0 +1,175 @@
+/**
+ * Destructive tools. They take exact ids only, and refuse to end the tmux server (its last
+ * session) or the pane, window or session that hosts this MCP server.
+ *
+ * @module
+ */
+
+import { z } from "../deps.ts";
+import {
+  checkId,
+  getPane,
+  listPanes,
+  listSessions,
+  literal,
+  runTmux,
+  TmuxError,
+  type TmuxSocket,
+} from "../tmux/mod.ts";
+import { socketFor, type ToolContext } from "./context.ts";
+import { type AnyToolSpec, defineTool } from "./define.ts";
+import { socketNameSchema } from "./schemas.ts";
+
+const killed = { killed: z.string() };
+
+/** Refuses when the panes about to go include the one this server runs in. */
+async function refuseOwn(
+  context: ToolContext,
+  socket: TmuxSocket,
+  doomed: (pane: { pane_id: string; window_id: string; session_id: string }) => boolean,
+): Promise<void> {
+  const own = context.config.ownPane;
+  if (own === null) return;
+  const pane = (await listPanes(socket)).find((p) => p.pane_id === own);
+  if (pane && doomed(pane)) {
+    throw new TmuxError(
+      "invalid_argument",
+      `refused: ${own} hosts this MCP server; killing it would end the server`,
+    );
+  }
+}
+
+async function refuseLastSession(socket: TmuxSocket, sessionId: string): Promise<void> {
+  const sessions = await listSessions(socket);
+  if (!sessions.some((s) => s.session_id === sessionId)) {
+    throw new TmuxError("not_found", `can't find session: ${sessionId}`);
+  }
+  if (sessions.length === 1) {
+    throw new TmuxError(
+      "invalid_argument",
+      `refused: ${sessionId} is the last session; killing it would end the tmux server`,
+    );
+  }
+}
+
+/** Tools of the destroy group. */
+export const DESTROY_TOOLS: AnyToolSpec[] = [
+  defineTool({
+    name: "kill_session",
+    tier: "destructive",
+    title: "Kill a session",
+    description: "Kills a session by exact id ($N). The last session (the server) is refused.",
+    input: { session_id: z.string(), socket_name: socketNameSchema },
+    output: killed,
+    async run(args, context) {
+      const socket = socketFor(context, args.socket_name);
+      const id = checkId("session_id", args.session_id);
+      await refuseLastSession(socket, id);
+      await refuseOwn(context, socket, (p) => p.session_id === id);
+      await runTmux(socket, ["kill-session", "-t", id]);
+      return { killed: id };
+    },
+  }),
+  defineTool({
+    name: "kill_window",
+    tier: "destructive",
+    title: "Kill a window",
+    description: "Kills a window by exact id (@N).",
+    input: { window_id: z.string(), socket_name: socketNameSchema },
+    output: killed,
+    async run(args, context) {
+      const socket = socketFor(context, args.socket_name);
+      const id = checkId("window_id", args.window_id);
+      const panes = await listPanes(socket);
+      const pane = panes.find((p) => p.window_id === id);
+      if (!pane) throw new TmuxError("not_found", `can't find window: ${id}`);
+      const windowsLeft = new Set(panes.map((p) => p.window_id)).size;
+      if (windowsLeft === 1) {
+        throw new TmuxError(
+          "invalid_argument",
+          `refused: ${id} is the last window; the server would end`,
+        );
+      }
+      await refuseOwn(context, socket, (p) => p.window_id === id);
+      await runTmux(socket, ["kill-window", "-t", id]);
+      return { killed: id };
+    },
+  }),
+  defineTool({
+    name: "kill_pane",
+    tier: "destructive",
+    title: "Kill a pane",
+    description: "Kills a pane by exact id (%N).",
+    input: { pane_id: z.string(), socket_name: socketNameSchema },
+    output: killed,
+    async run(args, context) {
+      const socket = socketFor(context, args.socket_name);
+      const id = checkId("pane_id", args.pane_id);
+      const panes = await listPanes(socket);
+      if (!panes.some((p) => p.pane_id === id)) {
+        throw new TmuxError("not_found", `can't find pane: ${id}`);
+      }
+      if (panes.length === 1) {
+        throw new TmuxError(
+          "invalid_argument",
+          `refused: ${id} is the last pane; the server would end`,
+        );
+      }
+      await refuseOwn(context, socket, (p) => p.pane_id === id);
+      await runTmux(socket, ["kill-pane", "-t", id]);
+      return { killed: id };
+    },
+  }),
+  defineTool({
+    name: "clear_pane",
+    tier: "destructive",
+    title: "Clear a pane",
+    description: "Resets a pane's screen and, unless history: false, deletes its scrollback.",
+    input: {
+      pane_id: z.string(),
+      history: z.boolean().default(true),
+      socket_name: socketNameSchema,
+    },
+    output: { pane_id: z.string() },
+    async run(args, context) {
+      const socket = socketFor(context, args.socket_name);
+      const pane = await getPane(socket, checkId("pane_id", args.pane_id));
+      const argv = ["send-keys", "-R", "-t", pane.pane_id];
+      if (args.history) argv.push(";", "clear-history", "-t", pane.pane_id);
+      await runTmux(socket, argv);
+      return { pane_id: pane.pane_id };
+    },
+  }),
+  defineTool({
+    name: "respawn_pane",
+    tier: "destructive",
+    title: "Restart a pane's program",
+    description: "Starts a pane's program (or `command`) again. A live pane needs kill: true, " +
+      "which ends what runs in it.",
+    input: {
+      pane_id: z.string(),
+      command: z.string().min(1).max(10000).nullable().optional(),
+      start_directory: z.string().min(1).max(4096).nullable().optional(),
+      kill: z.boolean().default(false),
+      socket_name: socketNameSchema,
+    },
+    output: { pane_id: z.string(), pane_pid: z.number().int() },
+    async run(args, context) {
+      const socket = socketFor(context, args.socket_name);
+      const pane = await getPane(socket, checkId("pane_id", args.pane_id));
+      if (!pane.pane_dead && !args.kill) {
+        throw new TmuxError(
+          "invalid_argument",
+          `pane ${pane.pane_id} is alive; pass kill: true to restart it`,
+        );
+      }
+      await refuseOwn(context, socket, (p) => p.pane_id === pane.pane_id);
+      const argv = ["respawn-pane", "-t", pane.pane_id];
+      if (args.kill) argv.push("-k");
+      if (args.start_directory != null) argv.push("-c", literal(args.start_directory));
+      if (args.command != null) argv.push(args.command);
+      await runTmux(socket, argv);
+      return { pane_id: pane.pane_id, pane_pid: (await getPane(socket, pane.pane_id)).pane_pid };
+    },
+  }),
+];
