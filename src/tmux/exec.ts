@@ -21,9 +21,19 @@ export interface RunTmuxOptions {
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
+/**
+ * Separates commands in one invocation. tmux reads any argument that ends with ";" as a command
+ * separator, so every other argument ending with ";" is escaped on its way out, and only this
+ * token (NUL cannot come from outside: no argv may hold it) becomes a real separator.
+ */
+export const THEN = "\0;";
+
 /** The argv for one tmux invocation on a socket. */
 export function tmuxArgs(socket: TmuxSocket, args: readonly string[]): string[] {
-  return socket.socketName === null ? [...args] : ["-L", socket.socketName, ...args];
+  const escaped = args.map((arg) =>
+    arg === THEN ? ";" : arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg
+  );
+  return socket.socketName === null ? escaped : ["-L", socket.socketName, ...escaped];
 }
 
 function spawnError(error: unknown): TmuxError {

@@ -7,7 +7,7 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux, spawnTmux, type TmuxChild, type TmuxSocket } from "./exec.ts";
+import { runTmux, spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
 import { queryPane } from "./target.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "./lock.ts";
@@ -242,14 +242,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     });
     const waiter = spawnTmux(socket, ["wait-for", names.channel]);
     const paste = [
-      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, ";"],
-      ...["set-buffer", "-b", names.pasteBuffer, "--", `${typed}\n`, ";"],
+      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, THEN],
+      ...["set-buffer", "-b", names.pasteBuffer, "--", `${typed}\n`, THEN],
       ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
     ];
     try {
       await runTmux(
         socket,
-        inline ? paste : ["load-buffer", "-b", names.commandBuffer, "-", ";", ...paste],
+        inline ? paste : ["load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste],
         inline ? {} : { stdin: request.command },
       );
     } catch (error) {
@@ -313,8 +313,8 @@ async function readTrailer(
   names: CallNames,
 ): Promise<{ status: number; end: Position; now: Current }> {
   const output = await runTmux(socket, [
-    ...["show-options", "-p", "-v", "-t", paneId, names.option, ";"],
-    ...["set-option", "-p", "-u", "-t", paneId, names.option, ";"],
+    ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
     ...["display-message", "-p", "-t", paneId, formatOf(POSITION_FIELDS)],
   ]);
   const [value = "", ...rest] = splitCapture(output);
@@ -410,8 +410,8 @@ async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Prom
   const args = capture(rows.from === null ? "-" : String(rows.from), rows.to);
   // A last line without its newline shares its row with whatever came next: capture that row too.
   const partial = rows.cursorX !== 0;
-  if (partial) args.push(";", ...capture(String(rows.to), rows.to));
-  if (rows.then.length > 0) args.push(";", ...rows.then);
+  if (partial) args.push(THEN, ...capture(String(rows.to), rows.to));
+  if (rows.then.length > 0) args.push(THEN, ...rows.then);
   const lines = splitCapture(await runTmux(socket, args));
   if (!partial) return lines;
   const row = lines.pop() ?? "";

@@ -20,6 +20,8 @@ export interface WaitTextOptions {
   /** How often the pane is read, in milliseconds. */
   intervalMs: number;
   signal?: AbortSignal;
+  /** Count output since this capture_since cursor (e.g. from send_keys) instead of since now. */
+  cursor?: string | null;
   /** Called about once a second with the seconds waited so far. */
   onProgress?: (elapsed: number) => void;
 }
@@ -96,8 +98,10 @@ export async function waitForText(
     effective_timeout: options.timeout,
     lines_missed: missed,
   });
-  let since = await captureSince(socket, paneId, null);
-  const initialLine = since.current_line;
+  const from = options.cursor ?? null;
+  let since = await captureSince(socket, paneId, from);
+  // Without a cursor, what the cursor row shows now is old; with one, all of it is new.
+  const initialLine = from === null ? since.current_line : null;
   let missed = false;
   let lastProgress = 0;
   while (true) {

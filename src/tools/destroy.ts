@@ -13,6 +13,7 @@ import {
   listSessions,
   literal,
   runTmux,
+  THEN,
   TmuxError,
   type TmuxSocket,
 } from "../tmux/mod.ts";
@@ -135,7 +136,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
       const socket = socketFor(context, args.socket_name);
       const pane = await getPane(socket, checkId("pane_id", args.pane_id));
       const argv = ["send-keys", "-R", "-t", pane.pane_id];
-      if (args.history) argv.push(";", "clear-history", "-t", pane.pane_id);
+      if (args.history) argv.push(THEN, "clear-history", "-t", pane.pane_id);
       await runTmux(socket, argv);
       return { pane_id: pane.pane_id };
     },

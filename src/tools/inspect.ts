@@ -378,7 +378,8 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "Wait for text in a pane",
     description: "Waits until one of `patterns` appears in output that is new since the call " +
-      "began (literal, or regular expressions with regex: true). A stop pattern ends the wait " +
+      "began, or since `cursor` (send_keys returns one: pass it so output printed before the " +
+      "wait started still counts). Literal, or regular expressions with regex: true. A stop pattern ends the wait " +
       "as 'stopped'; a full-screen program ends it as 'alternate_screen'. Sends progress " +
       "notifications when the request carries a progress token.",
     input: {
@@ -388,6 +389,9 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
       regex: z.boolean().default(false),
       case_sensitive: z.boolean().default(true),
       timeout: timeoutSchema,
+      cursor: z.string().max(10000).nullable().optional().describe(
+        "count output since this cursor (from send_keys, paste_text or capture_since)",
+      ),
     },
     output: {
       pane_id: z.string(),
@@ -409,6 +413,7 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
         regex: args.regex,
         caseSensitive: args.case_sensitive,
         timeout,
+        cursor: args.cursor ?? null,
         intervalMs: 50,
         signal: extra.signal,
         onProgress: token === undefined ? undefined : (elapsed) => {

@@ -7,6 +7,7 @@
 
 import { z } from "../deps.ts";
 import {
+  captureSince,
   checkId,
   getPane,
   literal,
@@ -14,6 +15,7 @@ import {
   resolveSession,
   runTmux,
   spawnTmux,
+  THEN,
   TmuxError,
 } from "../tmux/mod.ts";
 import { clampTimeout, socketFor } from "./context.ts";
@@ -40,6 +42,35 @@ const CHANNEL = /^[A-Za-z0-9_.:-]{1,64}$/;
 const channelSchema = z.string().regex(CHANNEL, {
   message: "channel names are 1 to 64 of A-Z a-z 0-9 _ . : -",
 }).refine((s) => !s.startsWith("tmux_mcp_"), { message: "tmux_mcp_* channels are reserved" });
+
+const NAMED_KEYS = [
+  "Enter",
+  "Escape",
+  "Tab",
+  "BTab",
+  "BSpace",
+  "Space",
+  "Up",
+  "Down",
+  "Left",
+  "Right",
+  "Home",
+  "End",
+  "PageUp",
+  "PgUp",
+  "PPage",
+  "PageDown",
+  "PgDn",
+  "NPage",
+  "IC",
+  "Insert",
+  "DC",
+  "Delete",
+  ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+];
+
+/** A tmux key name: modifiers (C-, M-, S-) then a named key or one printable character. */
+const KEY_NAME = new RegExp(`^(?:[CMS]-)*(?:${NAMED_KEYS.join("|")}|[\\x21-\\x7e])$`);
 
 /** Options an agent may set: presentation and behaviour, nothing that runs programs. */
 export const SETTABLE_OPTIONS = new Set([
@@ -370,7 +401,11 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
       enter: z.boolean().default(false),
       force: z.boolean().default(false),
     },
-    output: { pane_id: z.string(), sent: z.number().int() },
+    output: {
+      pane_id: z.string(),
+      sent: z.number().int(),
+      cursor: z.string().describe("for wait_for_text: output since just before the keys"),
+    },
     openWorld: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -384,9 +419,7 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
         argv = ["send-keys", "-t", pane.pane_id, "-l", "--", args.keys];
       } else {
         const names = args.keys.trim().split(/\s+/);
-        const bad = names.find((k) =>
-          !/^[A-Za-z0-9_\-+^\[\]{}!@#$%&*()=;:'",.<>/?\\|`~]{1,32}$/.test(k)
-        );
+        const bad = names.find((k) => !KEY_NAME.test(k));
         if (bad !== undefined) {
           throw new TmuxError(
             "invalid_argument",
@@ -395,11 +428,13 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
         }
         argv = ["send-keys", "-t", pane.pane_id, "--", ...names];
       }
-      if (args.enter) argv.push(";", "send-keys", "-t", pane.pane_id, "Enter");
+      if (args.enter) argv.push(THEN, "send-keys", "-t", pane.pane_id, "Enter");
+      const { cursor } = await captureSince(socket, pane.pane_id, null);
       await runTmux(socket, argv);
       return {
         pane_id: pane.pane_id,
         sent: args.literal ? [...args.keys].length : args.keys.trim().split(/\s+/).length,
+        cursor,
       };
     },
   }),
@@ -415,23 +450,24 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
       bracketed: z.boolean().default(true),
       force: z.boolean().default(false),
     },
-    output: { pane_id: z.string(), bytes: z.number().int() },
+    output: { pane_id: z.string(), bytes: z.number().int(), cursor: z.string() },
     openWorld: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const pane = await getPane(socket, await resolvePane(socket, args));
       if (!args.force) refuseInMode(pane);
       const buffer = `tmux_mcp_paste_${crypto.randomUUID().slice(0, 8)}`;
+      const { cursor } = await captureSince(socket, pane.pane_id, null);
       const paste = ["paste-buffer", "-d", "-r", "-b", buffer, "-t", pane.pane_id];
       if (args.bracketed) paste.push("-p");
       try {
-        await runTmux(socket, ["load-buffer", "-b", buffer, "-", ";", ...paste], {
+        await runTmux(socket, ["load-buffer", "-b", buffer, "-", THEN, ...paste], {
           stdin: args.text,
         });
       } finally {
         await runTmux(socket, ["delete-buffer", "-b", buffer]).catch(() => {});
       }
-      return { pane_id: pane.pane_id, bytes: new TextEncoder().encode(args.text).length };
+      return { pane_id: pane.pane_id, bytes: new TextEncoder().encode(args.text).length, cursor };
     },
   }),
   defineTool({

@@ -33,3 +33,11 @@ Deno.test("intField accepts integers only", () => {
   assertEquals(intField("42", "x"), 42);
   throwsCode(() => intField("4x", "x"), "tmux_error");
 });
+
+Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is escaped", async () => {
+  const { THEN, tmuxArgs } = await import("../../src/tmux/exec.ts");
+  assertEquals(
+    tmuxArgs({ socketName: "s" }, ["send-keys", "-l", "echo hi;", THEN, "list-keys", ";", "a\\;"]),
+    ["-L", "s", "send-keys", "-l", "echo hi\\;", ";", "list-keys", "\\;", "a\\\\;"],
+  );
+});
