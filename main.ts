@@ -9,7 +9,7 @@ import { configFromFlags } from "./src/config.ts";
 import { StdioServerTransport } from "./src/deps.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http.ts";
-import { createServer, createToolContext, stopToolContext } from "./src/server.ts";
+import { checkTmux, createServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
 function listenError(error: unknown, http: { host: string; port: number }): string {
@@ -39,7 +39,14 @@ async function main(args: string[]): Promise<number> {
     console.error("Try --help.");
     return 2;
   }
-  for (const warning of start.warnings) console.error(`tmux-mcp: ${warning}`);
+  const tmux = await checkTmux();
+  if (tmux.fatal !== null) {
+    console.error(`tmux-mcp: ${tmux.fatal}`);
+    return 1;
+  }
+  for (const warning of [...start.warnings, tmux.warning ?? []].flat()) {
+    console.error(`tmux-mcp: ${warning}`);
+  }
   const context = createToolContext(start.server);
   let stopping: Promise<void> | null = null;
   let stopTransport = (): Promise<void> => Promise.resolve();
@@ -50,9 +57,17 @@ async function main(args: string[]): Promise<number> {
     let http;
     try {
       http = serveHttp(context, {
-        ...start.http,
+        host: start.http.host,
+        port: start.http.port,
+        token: start.http.token,
+        sessionIdleSeconds: start.http.sessionIdleSeconds,
         onListen: (url) => console.error(`tmux-mcp: listening on ${url}`),
       });
+      if (start.http.tokenGenerated) {
+        console.error(
+          `tmux-mcp: bearer token: ${start.http.token} (send "Authorization: Bearer <token>")`,
+        );
+      }
     } catch (error) {
       console.error(`tmux-mcp: ${listenError(error, start.http)}`);
       return 1;

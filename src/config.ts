@@ -8,10 +8,21 @@ import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 
+/** HTTP settings. */
+export interface HttpConfig {
+  host: string;
+  port: number;
+  /** Bearer token every request must carry; null only on loopback. */
+  token: string | null;
+  /** True when the token was generated here and must be shown to the operator. */
+  tokenGenerated: boolean;
+  sessionIdleSeconds: number;
+}
+
 /** Everything main needs to start. */
 export interface StartConfig {
   server: ServerConfig;
-  http: { host: string; port: number } | null;
+  http: HttpConfig | null;
   /** Things worth telling the operator at start (e.g. a tier that failed closed). */
   warnings: string[];
 }
@@ -62,6 +73,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     suppressHistory: true,
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,
+    audit: flags.auditLog,
   };
   if (!flags.http) {
     if (flags.host !== undefined || flags.port !== undefined) {
@@ -70,15 +82,48 @@ export function configFromFlags(flags: Flags): StartConfig {
     return { server, http: null, warnings };
   }
   const host = flags.host ?? "127.0.0.1";
-  if (!LOOPBACK_HOSTS.has(host)) {
-    throw new Error(
-      `refusing to serve HTTP on ${host}: only loopback addresses are supported (no auth yet)`,
-    );
-  }
   const portText = flags.port ?? "8765";
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) {
     throw new Error(`--port must be a whole number from 0 to 65535 (got ${portText})`);
   }
-  return { server, http: { host: host === "[::1]" ? "::1" : host, port }, warnings };
+  let token = flags.token ?? permittedEnv("TMUX_MCP_TOKEN") ?? null;
+  const tokenGenerated = token === null && flags.generateToken;
+  if (tokenGenerated) token = generateToken();
+  if (token !== null && token.length < 16) {
+    throw new Error("--token must be at least 16 characters");
+  }
+  if (token === null && !LOOPBACK_HOSTS.has(host)) {
+    throw new Error(
+      `refusing to serve HTTP on ${host} without a token: pass --token, set TMUX_MCP_TOKEN, ` +
+        "or use --generate-token",
+    );
+  }
+  const idleText = flags.sessionIdleSeconds ?? "1800";
+  const sessionIdleSeconds = Number(idleText);
+  if (!/^\d+(\.\d+)?$/.test(idleText) || sessionIdleSeconds <= 0) {
+    throw new Error(`--session-idle-seconds must be a positive number (got ${idleText})`);
+  }
+  return {
+    server,
+    http: {
+      host: host === "[::1]" ? "::1" : host,
+      port,
+      token,
+      tokenGenerated,
+      sessionIdleSeconds,
+    },
+    warnings,
+  };
+}
+
+/** A random bearer token (256 bits, hex). */
+export function generateToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether a host name is a loopback address. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host);
 }

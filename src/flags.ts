@@ -19,6 +19,10 @@ export interface Flags {
   safety: string | undefined;
   tools: string | undefined;
   excludeTools: string | undefined;
+  token: string | undefined;
+  generateToken: boolean;
+  sessionIdleSeconds: string | undefined;
+  auditLog: boolean;
 }
 
 /** The usage text printed by --help. */
@@ -27,7 +31,7 @@ export const USAGE = `tmux-mcp: an MCP server that drives tmux
 Usage: tmux-mcp [options]
 
   --http                     serve Streamable HTTP instead of stdio
-  --host HOST                HTTP address (default 127.0.0.1; loopback only)
+  --host HOST                HTTP address (default 127.0.0.1; others need a token)
   --port PORT                HTTP port (default 8765; 0 picks a free one)
   --socket-name NAME         default tmux -L socket (env TMUX_MCP_SOCKET_NAME)
   --wait-max-seconds N       ceiling for any wait, 1..600 (default 30; env TMUX_MCP_WAIT_MAX_SECONDS)
@@ -35,6 +39,10 @@ Usage: tmux-mcp [options]
                              an unknown tier fails closed to readonly
   --tools A,B                offer only these tools (within the tier)
   --exclude-tools A,B        never offer these tools
+  --token TOKEN              HTTP bearer token (env TMUX_MCP_TOKEN); required beyond loopback
+  --generate-token           make a random token and print it to stderr
+  --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
+  --audit-log                log each tool call as a JSON line on stderr (commands redacted)
   --version                  print the version
   --help                     print this help
 
@@ -58,6 +66,10 @@ export function parseFlags(args: readonly string[]): Flags {
       safety: { type: "string" },
       tools: { type: "string" },
       "exclude-tools": { type: "string" },
+      token: { type: "string" },
+      "generate-token": { type: "boolean" },
+      "session-idle-seconds": { type: "string" },
+      "audit-log": { type: "boolean" },
     },
   });
   if (positionals.length > 0) {
@@ -74,5 +86,9 @@ export function parseFlags(args: readonly string[]): Flags {
     safety: values.safety,
     tools: values.tools,
     excludeTools: values["exclude-tools"],
+    token: values.token,
+    generateToken: values["generate-token"] ?? false,
+    sessionIdleSeconds: values["session-idle-seconds"],
+    auditLog: values["audit-log"] ?? false,
   };
 }

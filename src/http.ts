@@ -1,7 +1,9 @@
 /**
- * Streamable HTTP transport on `Deno.serve`, one MCP server per session, with the guards that keep
- * other web pages out: the Host header must name our loopback address (DNS rebinding) and a
- * browser Origin must be ours too.
+ * Streamable HTTP transport on `Deno.serve`, one MCP server per session, with its guards:
+ * - a bearer token (constant-time compare) when one is set, which it must be beyond loopback;
+ * - on loopback, the Host header must name our address (DNS rebinding);
+ * - a browser Origin must be this server's own;
+ * - request bodies are capped; idle sessions are closed.
  *
  * @module
  */
@@ -13,8 +15,12 @@ import { createServer, type ToolContext } from "./server.ts";
 export interface HttpOptions {
   host: string;
   port: number;
+  /** Bearer token required on every request; null: none (loopback only). */
+  token?: string | null;
   /** Sessions idle longer than this are closed (default 30 minutes). */
   sessionIdleSeconds?: number;
+  /** Largest request body accepted, in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
   /** Called once listening, with the MCP endpoint URL. */
   onListen?: (url: string) => void;
 }
@@ -44,11 +50,39 @@ function jsonError(status: number, message: string): Response {
   );
 }
 
-/** The Host/Origin check: null when the request may proceed, else the refusal. */
-export function guardRequest(req: Request, port: number): Response | null {
-  const allowed = new Set(LOOPBACK_NAMES.map((name) => `${name}:${port}`));
+const encoder = new TextEncoder();
+
+/** Compares two strings in time that depends only on their lengths. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return ["127.0.0.1", "localhost", "::1"].includes(host);
+}
+
+/** Options for {@linkcode guardRequest}. */
+export interface GuardOptions {
+  host: string;
+  port: number;
+  token: string | null;
+}
+
+/** The Host/Origin/token checks: null when the request may proceed, else the refusal. */
+export function guardRequest(req: Request, options: GuardOptions): Response | null {
+  const names = isLoopbackHost(options.host) ? LOOPBACK_NAMES : [
+    options.host.includes(":") ? `[${options.host}]` : options.host,
+    ...LOOPBACK_NAMES,
+  ];
+  const allowed = new Set(names.map((name) => `${name}:${options.port}`));
   const host = req.headers.get("host");
-  if (host === null || !allowed.has(host.toLowerCase())) {
+  // Beyond loopback the token stands in for the Host check (clients reach us by many names).
+  const checkHost = options.token === null || isLoopbackHost(options.host);
+  if (checkHost && (host === null || !allowed.has(host.toLowerCase()))) {
     return jsonError(403, "forbidden: Host header does not name this server");
   }
   const origin = req.headers.get("origin");
@@ -60,8 +94,26 @@ export function guardRequest(req: Request, port: number): Response | null {
     } catch {
       originHost = null;
     }
-    if (originHost === null || !allowed.has(originHost)) {
+    const own = host !== null && originHost === host.toLowerCase();
+    if (originHost === null || !(allowed.has(originHost) || (!checkHost && own))) {
       return jsonError(403, "forbidden: Origin is not this server");
+    }
+  }
+  if (options.token !== null) {
+    const given = req.headers.get("authorization") ?? "";
+    const match = given.match(/^Bearer (.+)$/);
+    if (!match || !constantTimeEqual(match[1], options.token)) {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "unauthorized" },
+          id: null,
+        }),
+        {
+          status: 401,
+          headers: { "content-type": "application/json", "www-authenticate": "Bearer" },
+        },
+      );
     }
   }
   return null;
@@ -71,6 +123,7 @@ export function guardRequest(req: Request, port: number): Response | null {
 export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandle {
   const sessions = new Map<string, Session>();
   const idleMs = (options.sessionIdleSeconds ?? 1800) * 1000;
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   let boundPort = options.port;
 
   async function closeSession(id: string): Promise<void> {
@@ -84,6 +137,7 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     const server = createServer(context);
     let sessionId: string | null = null;
     const transport = new WebStandardStreamableHTTPServerTransport({
+      maxRequestBodySize: maxBody,
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => {
         sessionId = id;
@@ -101,7 +155,11 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
 
   async function handle(req: Request): Promise<Response> {
     if (new URL(req.url).pathname !== "/mcp") return jsonError(404, "not found: use /mcp");
-    const refusal = guardRequest(req, boundPort);
+    const refusal = guardRequest(req, {
+      host: options.host,
+      port: boundPort,
+      token: options.token ?? null,
+    });
     if (refusal) return refusal;
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
@@ -111,6 +169,8 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     const session = sessions.get(id);
     if (!session) return jsonError(404, "session not found (expired or closed)");
     session.lastSeen = Date.now();
+    const declared = Number(req.headers.get("content-length") ?? "0");
+    if (declared > maxBody) return jsonError(413, "request body too large");
     return await session.transport.handleRequest(req);
   }
 

@@ -5,7 +5,7 @@
  */
 
 import { McpServer } from "./deps.ts";
-import { createRunner, stopRunner } from "./tmux/mod.ts";
+import { createRunner, stopRunner, TmuxError, tmuxVersion } from "./tmux/mod.ts";
 import { registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
 import { SERVER_INFO } from "./version.ts";
 
@@ -30,4 +30,20 @@ export function createServer(context: ToolContext): McpServer {
 /** Ends the calls in flight (cleanly, as cancellations) before the process exits. */
 export async function stopToolContext(context: ToolContext): Promise<void> {
   await stopRunner(context.runner);
+}
+
+/**
+ * Checks at start that tmux can be run: a missing tmux is fatal (the message says so); a missing
+ * permission is only reported, since every tool then answers with the flag to add.
+ */
+export async function checkTmux(): Promise<{ fatal: string | null; warning: string | null }> {
+  try {
+    await tmuxVersion();
+    return { fatal: null, warning: null };
+  } catch (error) {
+    const message = error instanceof TmuxError ? error.message : String(error);
+    return /not permitted/.test(message)
+      ? { fatal: null, warning: message }
+      : { fatal: message, warning: null };
+  }
 }

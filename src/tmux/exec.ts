@@ -124,3 +124,15 @@ export function spawnTmux(socket: TmuxSocket, args: readonly string[]): TmuxChil
     },
   };
 }
+
+/** The installed tmux's version line (`tmux -V`); fails like any spawn when tmux is missing. */
+export async function tmuxVersion(): Promise<string> {
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command("tmux", { args: ["-V"], stdout: "piped", stderr: "null" })
+      .output();
+  } catch (error) {
+    throw spawnError(error);
+  }
+  return decoder.decode(output.stdout).trim();
+}

@@ -6,7 +6,7 @@
  */
 
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
-export { runTmux, THEN, type TmuxSocket } from "./exec.ts";
+export { runTmux, THEN, type TmuxSocket, tmuxVersion } from "./exec.ts";
 export {
   checkId,
   type PaneSpec,

@@ -261,6 +261,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     }
     const outcome = await waitFor(waiter, request, started);
     const collect = { socket, paneId, anchor, typed, names };
+    if (outcome === "pane_gone") {
+      await waiter.kill();
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+      throw new TmuxError("not_found", `pane ${paneId} was closed while the command ran`);
+    }
     if (outcome !== "signalled") {
       await waiter.kill();
       if (!inline) await deleteBuffer(socket, names.commandBuffer);
@@ -334,7 +339,10 @@ async function readTrailer(
   return { status, end: now, now };
 }
 
-type WaitOutcome = "signalled" | "timeout" | "aborted";
+type WaitOutcome = "signalled" | "timeout" | "aborted" | "pane_gone";
+
+/** How often a waiting call checks that its pane still exists (a closed pane never signals). */
+const PANE_CHECK_MS = 1000;
 
 async function waitFor(
   waiter: TmuxChild,
@@ -342,12 +350,18 @@ async function waitFor(
   started: number,
 ): Promise<WaitOutcome> {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let check: ReturnType<typeof setInterval> | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<WaitOutcome>((resolve) => {
     timer = setTimeout(
       () => resolve("timeout"),
       Math.max(0, started + request.timeout * 1000 - Date.now()),
     );
+    check = setInterval(() => {
+      queryPane(request.socket, request.paneId, []).catch((error) => {
+        if (error instanceof TmuxError && error.code === "not_found") resolve("pane_gone");
+      });
+    }, PANE_CHECK_MS);
     onAbort = () => resolve("aborted");
     if (request.signal?.aborted) resolve("aborted");
     request.signal?.addEventListener("abort", onAbort, { once: true });
@@ -367,6 +381,7 @@ async function waitFor(
     return outcome;
   } finally {
     clearTimeout(timer);
+    clearInterval(check);
     if (onAbort) request.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -19,6 +19,8 @@ export interface ServerConfig {
   policy: ToolPolicy;
   /** The pane this server runs in, when known (`$TMUX_PANE`, if readable): never killed. */
   ownPane: string | null;
+  /** Log each tool call as a JSON line on stderr. */
+  audit: boolean;
 }
 
 /** Shared by the tools of every MCP session this process serves. */

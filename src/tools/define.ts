@@ -72,17 +72,55 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
       idempotentHint: spec.idempotent ?? spec.tier === "readonly",
       openWorldHint: spec.openWorld ?? false,
     },
-  }, (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> =>
-    guarded(async () => {
-      const result = await spec.run(args, context, extra);
-      const text = spec.text ? spec.text(result) : JSON.stringify(result);
+  }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+    const started = Date.now();
+    const result = await guarded(async () => {
+      const value = await spec.run(args, context, extra);
+      const text = spec.text ? spec.text(value) : JSON.stringify(value);
       return {
-        isError: spec.failed?.(result) ?? false,
+        isError: spec.failed?.(value) ?? false,
         content: [{
           type: "text",
           text: text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX)}...` : text,
         }],
-        structuredContent: result,
+        structuredContent: value,
       };
-    }));
+    });
+    if (context.config.audit) await audit(spec.name, args, result, Date.now() - started);
+    return result;
+  });
+}
+
+/** Argument fields whose text is never logged, only its length and a hash. */
+const REDACTED = ["command", "keys", "text"];
+/** Argument fields logged as they are: ids and the socket. */
+const LOGGED = ["pane_id", "window_id", "session_id", "socket_name"];
+
+async function digest(text: string): Promise<string> {
+  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(hash).slice(0, 8), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** One JSON line on stderr per call; command text is reduced to its length and a hash. */
+async function audit(
+  tool: string,
+  args: Record<string, unknown>,
+  result: CallToolResult,
+  ms: number,
+): Promise<void> {
+  const entry: Record<string, unknown> = { time: new Date().toISOString(), tool };
+  for (const field of LOGGED) if (typeof args[field] === "string") entry[field] = args[field];
+  for (const field of REDACTED) {
+    const value = args[field];
+    if (typeof value === "string") {
+      entry[field] = { length: value.length, sha256: await digest(value) };
+    }
+  }
+  const first = result.content[0];
+  const text = first?.type === "text" ? first.text : "";
+  entry.ok = !result.isError;
+  if (result.isError) entry.code = /^[a-z_]+(?=:)/.exec(text)?.[0] ?? "error";
+  entry.ms = ms;
+  console.error(JSON.stringify(entry));
 }

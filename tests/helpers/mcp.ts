@@ -16,6 +16,8 @@ export type TransportKind = "stdio" | "http";
 /** A connected client and the server process behind it. */
 export interface Connection {
   client: Client;
+  /** The HTTP endpoint (null over stdio). */
+  url: string | null;
   /** The server process's pid (its tmux children are its direct children). */
   serverPid: number;
   /** Everything the server wrote to stderr so far. */
@@ -75,6 +77,8 @@ export interface ServerOptions {
   cwd?: string;
   /** HTTP port (default 0: any free one). */
   port?: number;
+  /** Extra HTTP headers the client sends (e.g. Authorization). */
+  headers?: Record<string, string>;
 }
 
 function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildProcess {
@@ -155,11 +159,14 @@ export async function startServer(
     transport = new ChildStdioTransport(child);
   } else {
     child.stdin.close();
-    transport = new StreamableHTTPClientTransport(new URL(await stderr.url));
+    transport = new StreamableHTTPClientTransport(new URL(await stderr.url), {
+      requestInit: { headers: options.headers ?? {} },
+    });
   }
   await client.connect(transport);
   return {
     client,
+    url: kind === "http" ? await stderr.url : null,
     serverPid: child.pid,
     stderr: stderr.text,
     async close(): Promise<void> {

@@ -19,6 +19,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       suppressHistory: true,
       policy: { tier: "mutating", only: null, exclude: [] },
       ownPane: null,
+      audit: false,
     },
     http: null,
     warnings: [],
@@ -27,7 +28,13 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
 
 Deno.test("--http with host and port", () => {
   const config = configFromFlags(parseFlags(["--http", "--port", "0", "--socket-name", "s1"]));
-  assertEquals(config.http, { host: "127.0.0.1", port: 0 });
+  assertEquals(config.http, {
+    host: "127.0.0.1",
+    port: 0,
+    token: null,
+    tokenGenerated: false,
+    sessionIdleSeconds: 1800,
+  });
   assertEquals(config.server.socketName, "s1");
 });
 
@@ -40,8 +47,9 @@ Deno.test("bad flags are clear errors", () => {
   assertMatch(message(() => configFromFlags(parseFlags(["--socket-name", "../x"]))), /socket-name/);
   assertMatch(
     message(() => configFromFlags(parseFlags(["--http", "--host", "0.0.0.0"]))),
-    /loopback/,
+    /refusing to serve HTTP on 0\.0\.0\.0 without a token/,
   );
+  assertMatch(message(() => configFromFlags(parseFlags(["--http", "--token", "short"]))), /16/);
   assertMatch(message(() => configFromFlags(parseFlags(["--port", "80"]))), /go with --http/);
   assertMatch(message(() => configFromFlags(parseFlags(["--http", "--port", "x"]))), /--port/);
 });
@@ -54,4 +62,14 @@ Deno.test("safety tiers: valid names, unknown ones fail closed to readonly", () 
   assertMatch(bad.warnings.join(), /unknown safety tier/);
   const lists = configFromFlags(parseFlags(["--tools", "a, b", "--exclude-tools", "c"]));
   assertEquals(lists.server.policy, { tier: "mutating", only: ["a", "b"], exclude: ["c"] });
+});
+
+Deno.test("beyond loopback a token is required; --generate-token makes one", () => {
+  const given = configFromFlags(
+    parseFlags(["--http", "--host", "0.0.0.0", "--token", "x".repeat(20)]),
+  );
+  assertEquals([given.http?.host, given.http?.token], ["0.0.0.0", "x".repeat(20)]);
+  const made = configFromFlags(parseFlags(["--http", "--host", "0.0.0.0", "--generate-token"]));
+  assertMatch(made.http?.token ?? "", /^[0-9a-f]{64}$/);
+  assertEquals(made.http?.tokenGenerated, true);
 });

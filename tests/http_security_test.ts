@@ -1,0 +1,181 @@
+// The HTTP guards: bearer token, Host and Origin checks, body size limit, session expiry, and the
+// refusal to listen beyond loopback without a token. Everything binds 127.0.0.1.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { type Connection, runServerToExit, startServer } from "./helpers/mcp.ts";
+import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+
+const TOKEN = "t0ken-for-tests-0123456789abcdef";
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "0" },
+  },
+});
+
+function post(url: string, headers: Record<string, string>, body = INITIALIZE): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body,
+  });
+}
+
+/** A request with a Host header of our choosing (fetch will not send one), over plain TCP. */
+async function statusWithHost(url: string, host: string): Promise<number> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
+  const head = [
+    "POST /mcp HTTP/1.1",
+    `Host: ${host}`,
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    `Content-Length: ${new TextEncoder().encode(INITIALIZE).length}`,
+    "Connection: close",
+    "",
+    "",
+  ].join("\r\n");
+  await conn.write(new TextEncoder().encode(head + INITIALIZE));
+  const buffer = new Uint8Array(256);
+  const n = await conn.read(buffer);
+  conn.close();
+  const line = new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0];
+  return Number(line.split(" ")[1]);
+}
+
+async function withHttp(
+  args: string[],
+  body: (conn: Connection, tmux: TestTmux, url: string) => Promise<void>,
+  headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
+): Promise<void> {
+  const tmux = await startTmux();
+  const conn = await startServer("http", { socketName: tmux.socketName, extraArgs: args, headers });
+  try {
+    await body(conn, tmux, conn.url ?? "");
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+}
+
+Deno.test("a bearer token is required when set, compared exactly", async () => {
+  await withHttp(["--token", TOKEN], async (conn, tmux, url) => {
+    const none = await post(url, {});
+    assertEquals(none.status, 401);
+    await none.body?.cancel();
+    const wrong = await post(url, { authorization: `Bearer ${TOKEN.slice(0, -1)}x` });
+    assertEquals(wrong.status, 401);
+    await wrong.body?.cancel();
+    const right = await post(url, { authorization: `Bearer ${TOKEN}` });
+    assertEquals(right.status, 200);
+    await right.body?.cancel();
+    // The SDK client, carrying the token, runs commands.
+    const result = await conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "echo authorized", pane_id: tmux.paneId },
+    }) as CallToolResult;
+    assertEquals((result.structuredContent as { output: string[] }).output, ["authorized"]);
+  });
+});
+
+Deno.test("Host and Origin must name this server (DNS rebinding)", async () => {
+  await withHttp([], async (_conn, _tmux, url) => {
+    const port = new URL(url).port;
+    const evilOrigin = await post(url, { origin: "http://evil.example.com" });
+    assertEquals(evilOrigin.status, 403);
+    await evilOrigin.body?.cancel();
+    assertEquals(await statusWithHost(url, "evil.example.com"), 403);
+    assertEquals(await statusWithHost(url, `evil.example.com:${port}`), 403);
+    assertEquals(await statusWithHost(url, `127.0.0.1:${port}`), 200);
+    const ownOrigin = await post(url, { origin: `http://localhost:${port}` });
+    assertEquals(ownOrigin.status, 200);
+    await ownOrigin.body?.cancel();
+  }, {});
+});
+
+Deno.test("oversized bodies get 413 and idle sessions expire", async () => {
+  await withHttp(["--session-idle-seconds", "1"], async (_conn, _tmux, url) => {
+    const big = await post(url, {}, JSON.stringify({ padding: "x".repeat(5 * 1024 * 1024) }));
+    assertEquals(big.status, 413);
+    await big.body?.cancel();
+    const init = await post(url, {});
+    const session = init.headers.get("mcp-session-id");
+    await init.body?.cancel();
+    assert(session, "no session id");
+    await new Promise((r) => setTimeout(r, 2500));
+    const late = await post(url, {
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-06-18",
+    }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+    assertEquals(late.status, 404);
+    await late.body?.cancel();
+  }, {});
+});
+
+Deno.test("beyond loopback without a token the server refuses to start", async () => {
+  const { code, stderr } = await runServerToExit(["--allow-run=tmux", "--allow-net"], [
+    "--http",
+    "--host",
+    "0.0.0.0",
+    "--port",
+    "0",
+  ]);
+  assertEquals(code, 2);
+  assertMatch(stderr, /refusing to serve HTTP on 0\.0\.0\.0 without a token/);
+});
+
+Deno.test("--generate-token prints a token that then works", async () => {
+  const tmux = await startTmux();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-run=tmux",
+      "--allow-net=127.0.0.1",
+      new URL("../main.ts", import.meta.url).pathname,
+      "--socket-name",
+      tmux.socketName,
+      "--http",
+      "--port",
+      "0",
+      "--generate-token",
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  try {
+    let text = "";
+    const decoder = new TextDecoder();
+    const reader = child.stderr.getReader();
+    while (!/listening on \S+/.test(text) || !/bearer token: [0-9a-f]+/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`server exited: ${text}`);
+      text += decoder.decode(value, { stream: true });
+    }
+    reader.releaseLock();
+    child.stderr.cancel();
+    const url = text.match(/listening on (\S+)/)![1];
+    const token = text.match(/bearer token: ([0-9a-f]+)/)![1];
+    assertMatch(token, /^[0-9a-f]{64}$/);
+    const refused = await post(url, {});
+    assertEquals(refused.status, 401);
+    await refused.body?.cancel();
+    const accepted = await post(url, { authorization: `Bearer ${token}` });
+    assertEquals(accepted.status, 200);
+    await accepted.body?.cancel();
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await tmux.close();
+  }
+});
