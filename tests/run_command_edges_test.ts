@@ -74,7 +74,7 @@ Deno.test("a server stopped mid-wait kills its children and releases the pane", 
       return !ps.success;
     });
     const waiters = await new Deno.Command("pgrep", {
-      args: ["-f", `-L ${tmux.socketName} wait-for`],
+      args: ["-f", "--", `${tmux.socketName} wait-for`],
       stdout: "piped",
     }).output();
     assertEquals(new TextDecoder().decode(waiters.stdout).trim(), "", "wait-for children left");

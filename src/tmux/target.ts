@@ -30,7 +30,8 @@ export function checkId(kind: keyof typeof ID_PATTERNS, value: string): string {
   if (!ID_PATTERNS[kind].test(value)) {
     throw new TmuxError(
       "invalid_argument",
-      `${kind} must look like ${ID_EXAMPLES[kind]} (got ${JSON.stringify(value.slice(0, 40))})`,
+      // The rejected value is not echoed: it may be anything, a secret included.
+      `${kind} must look like ${ID_EXAMPLES[kind]}`,
     );
   }
   return value;

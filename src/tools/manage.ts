@@ -419,11 +419,12 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
         argv = ["send-keys", "-t", pane.pane_id, "-l", "--", args.keys];
       } else {
         const names = args.keys.trim().split(/\s+/);
-        const bad = names.find((k) => !KEY_NAME.test(k));
-        if (bad !== undefined) {
+        const bad = names.findIndex((k) => !KEY_NAME.test(k));
+        if (bad >= 0) {
           throw new TmuxError(
             "invalid_argument",
-            `not a key name: ${JSON.stringify(bad.slice(0, 40))}`,
+            `key ${bad + 1} of ${names.length} is not a key name (C-c, Enter, Escape, Up, F1, ` +
+              "or one character); send text with literal: true",
           );
         }
         argv = ["send-keys", "-t", pane.pane_id, "--", ...names];

@@ -1,0 +1,137 @@
+// Faults: the tmux server or a pane dying mid-call, a client going away mid-wait, no tmux at all.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { startServer } from "./helpers/mcp.ts";
+import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === "text" ? first.text : "";
+}
+
+async function waitersOf(tmux: TestTmux): Promise<string> {
+  const out = await new Deno.Command("pgrep", {
+    args: ["-af", "--", `${tmux.socketName} wait-for`],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+}
+
+async function started(tmux: TestTmux, pane: string): Promise<void> {
+  for (let i = 0; i < 250; i++) {
+    const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
+    if (mark.trim() !== "") return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("the command never started");
+}
+
+Deno.test("tmux server killed during run_command and wait_for_text: tmux_unavailable", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    const running = conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "sleep 20", pane_id: tmux.paneId, timeout: 25 },
+    }) as Promise<CallToolResult>;
+    await started(tmux, tmux.paneId);
+    await tmux.run("kill-server");
+    const result = await running;
+    assertEquals(result.isError, true);
+    assertMatch(textOf(result), /^tmux_unavailable: /);
+    assertEquals(await waitersOf(tmux), "");
+
+    const again = await startTmux();
+    try {
+      const waiting = conn.client.callTool({
+        name: "wait_for_text",
+        arguments: {
+          pane_id: again.paneId,
+          socket_name: again.socketName,
+          patterns: ["never"],
+          timeout: 20,
+        },
+      }) as Promise<CallToolResult>;
+      await new Promise((r) => setTimeout(r, 300));
+      await again.run("kill-server");
+      const waited = await waiting;
+      assertEquals(waited.isError, true);
+      assertMatch(textOf(waited), /^tmux_unavailable: /);
+    } finally {
+      await again.close();
+    }
+    // Still serving.
+    const { tools } = await conn.client.listTools();
+    assert(tools.length > 0);
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("a pane killed mid-run is a clean not_found, long before the timeout", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    const pane = await tmux.newPane();
+    const t0 = Date.now();
+    const running = conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "sleep 20", pane_id: pane, timeout: 25 },
+    }) as Promise<CallToolResult>;
+    await started(tmux, pane);
+    await tmux.run("kill-pane", "-t", pane);
+    const result = await running;
+    assertEquals(result.isError, true);
+    assertMatch(textOf(result), /^not_found: pane %\d+ was closed while the command ran/);
+    assert(Date.now() - t0 < 15000, "the call waited for its timeout");
+    assertEquals(await waitersOf(tmux), "");
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("a stdio client that goes away mid-wait leaves no wait-for child", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    const running = conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "sleep 2", pane_id: tmux.paneId },
+    }).catch(() => null);
+    await started(tmux, tmux.paneId);
+    assert((await waitersOf(tmux)) !== "", "no wait-for child while waiting");
+    await conn.close();
+    await running;
+    assertEquals(await waitersOf(tmux), "");
+  } finally {
+    await tmux.close();
+  }
+});
+
+Deno.test("without tmux on PATH the server stops at start with a clear message", async () => {
+  const empty = await Deno.makeTempDir();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-run=tmux",
+        new URL("../main.ts", import.meta.url).pathname,
+      ],
+      env: { PATH: empty },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assertEquals(out.code, 1);
+    assertMatch(
+      new TextDecoder().decode(out.stderr),
+      /tmux-mcp: tmux is not installed or not on PATH/,
+    );
+  } finally {
+    await Deno.remove(empty, { recursive: true });
+  }
+});

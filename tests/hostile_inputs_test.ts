@@ -1,0 +1,151 @@
+// Hostile and malformed inputs: each one a clear isError result, nothing typed into any pane, no
+// rejected secret echoed, and the server keeps serving.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { startServer } from "./helpers/mcp.ts";
+import { startTmux } from "./helpers/tmux.ts";
+
+function textOf(result: CallToolResult): string {
+  const first = result.content[0];
+  return first?.type === "text" ? first.text : "";
+}
+
+const SECRET = "ghp_SuperSecretToken1234567890";
+
+Deno.test("hostile inputs are refused cleanly and the server keeps serving", async (t) => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", {
+    socketName: tmux.socketName,
+    extraArgs: ["--safety", "destructive"],
+  });
+  const pane = tmux.paneId;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+  const screen = () => tmux.run("capture-pane", "-p", "-J", "-t", pane, "-S", "-");
+  try {
+    const before = await screen();
+    await t.step("refused before anything is typed", async () => {
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ["run_command", { command: "echo a\0b", pane_id: pane }],
+        ["run_command", { command: "echo a\rb", pane_id: pane }],
+        ["run_command", { command: "true", pane_id: "%999999" }],
+        ["run_command", { command: "true", pane_id: ";" }],
+        ["run_command", { command: "true", pane_id: "$(x)" }],
+        ["run_command", { command: "true", pane_id: "-t" }],
+        ["run_command", { command: "true", pane_id: SECRET }],
+        ["run_command", { command: "true", window_id: SECRET }],
+        ["run_command", { command: "true", session_id: "$1; kill-server" }],
+        ["run_command", { command: "true", pane_id: pane, timeout: -1 }],
+        ["run_command", { command: "true", pane_id: pane, timeout: 0 }],
+        ["run_command", { command: "true", pane_id: pane, timeout: "soon" }],
+        ["run_command", { command: "true", pane_id: pane, max_lines: 0 }],
+        ["run_command", { command: "true", pane_id: pane, max_lines: -5 }],
+        ["run_command", { command: "true", pane_id: pane, max_lines: 1.5 }],
+        ["run_command", { command: 42, pane_id: pane }],
+        ["run_command", { command: "true", pane_id: pane, extra_key: SECRET }],
+        ["run_command", { pane_id: pane }],
+        ["run_command", { command: "true", socket_name: "../../etc/passwd" }],
+        ["run_command", { command: "true", socket_name: SECRET + "/x" }],
+        ["send_keys", { pane_id: pane, keys: "C-c " + SECRET, literal: false }],
+        ["signal_channel", { channel: "a b" }],
+        ["signal_channel", { channel: "x$(id)" }],
+        ["wait_for_channel", { channel: "#{pid}", timeout: 1 }],
+        ["create_session", { name: "a.b" }],
+        ["create_session", { name: "x\ny" }],
+        ["kill_session", { session_id: "main" }],
+        ["kill_pane", { pane_id: "%0 %1" }],
+        ["display_message", { pane_id: pane, format: "#(rm -rf /tmp/x)" }],
+        ["capture_since", { pane_id: pane, cursor: "eyJub3QiOiJvdXJzIn0=" }],
+        ["search_panes", { pattern: "([a-z]+", regex: true }],
+      ];
+      for (const [name, args] of cases) {
+        const result = await call(name, args);
+        assertEquals(result.isError, true, `${name} ${JSON.stringify(args)} was accepted`);
+        const text = textOf(result);
+        assert(text.length > 0, `${name}: empty error`);
+        assert(!text.includes(SECRET), `${name}: the rejected value was echoed: ${text}`);
+        assert(!/\n\s+at /.test(text), `${name}: stack trace: ${text}`);
+      }
+    });
+    await t.step("nothing was typed into the pane", async () => {
+      assertEquals(await screen(), before);
+    });
+    await t.step(
+      "the server still serves, and timeouts and max_lines at the edges work",
+      async () => {
+        const huge = await call("run_command", {
+          command: "echo fine",
+          pane_id: pane,
+          timeout: 1e300,
+        });
+        const out = huge.structuredContent as {
+          exit_status: number;
+          output: string[];
+          effective_timeout: number;
+        };
+        assertEquals([out.exit_status, out.output, out.effective_timeout], [0, ["fine"], 30]);
+        const many = await call("run_command", { command: "seq 3", pane_id: pane, max_lines: 1e9 });
+        assertEquals((many.structuredContent as { output: string[] }).output, ["1", "2", "3"]);
+      },
+    );
+    await t.step(
+      "commands with ANSI escapes, CR (multi-line allowed) and 1 MB of text run",
+      async () => {
+        const ansi = await call("run_command", {
+          command: "printf '\\033[31mred\\033[0m\\n'; echo $'\\e[1mbold\\e[0m'",
+          pane_id: pane,
+        });
+        assertEquals((ansi.structuredContent as { output: string[] }).output, ["red", "bold"]);
+        const cr = await call("run_command", {
+          command: "echo one\r\necho two",
+          pane_id: pane,
+          suppress_history: false,
+        });
+        assertEquals((cr.structuredContent as { output: string[] }).output, ["one", "two"]);
+        const megabyte = `: ${"x".repeat(1024 * 1024)}; echo survived`;
+        const big = await call("run_command", { command: megabyte, pane_id: pane, timeout: 20 });
+        const bigOut = big.structuredContent as { exit_status: number; output: string[] };
+        assertEquals([bigOut.exit_status, bigOut.output], [0, ["survived"]]);
+        await assertNoLeftovers(tmux, conn.serverPid);
+      },
+    );
+    await t.step("format text in names is never expanded", async () => {
+      const made = await call("create_session", { name: "#(touch /tmp/tmux-mcp-hostile)#{pid}" });
+      assertMatch(textOf(made), /#\(touch/);
+      assert(!(await Deno.stat("/tmp/tmux-mcp-hostile").then(() => true, () => false)));
+    });
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("--audit-log writes one JSON line per call, command text redacted", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", {
+    socketName: tmux.socketName,
+    extraArgs: ["--audit-log"],
+  });
+  try {
+    await conn.client.callTool({
+      name: "run_command",
+      arguments: { command: `echo ${SECRET} >/dev/null`, pane_id: tmux.paneId },
+    });
+    await conn.client.callTool({ name: "get_pane_info", arguments: { pane_id: "%4242" } });
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = conn.stderr().split("\n").filter((l) => l.startsWith("{"));
+    assert(!conn.stderr().includes(SECRET), "the command text was logged");
+    const entries = lines.map((l) => JSON.parse(l));
+    assertEquals(entries.map((e) => [e.tool, e.ok, e.code ?? null]), [
+      ["run_command", true, null],
+      ["get_pane_info", false, "not_found"],
+    ]);
+    assertEquals(entries[0].pane_id, tmux.paneId);
+    assertEquals(entries[0].command.length, `echo ${SECRET} >/dev/null`.length);
+    assertMatch(entries[0].command.sha256, /^[0-9a-f]{16}$/);
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
