@@ -74,6 +74,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,
+    control: !flags.noControl,
   };
   if (!flags.http) {
     if (flags.host !== undefined || flags.port !== undefined) {

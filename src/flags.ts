@@ -23,6 +23,7 @@ export interface Flags {
   generateToken: boolean;
   sessionIdleSeconds: string | undefined;
   auditLog: boolean;
+  noControl: boolean;
 }
 
 /** The usage text printed by --help. */
@@ -43,6 +44,7 @@ Usage: tmux-mcp [options]
   --generate-token           make a random token and print it to stderr
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
+  --no-control               spawn one tmux process per command instead of using a control client
   --version                  print the version
   --help                     print this help
 
@@ -70,6 +72,7 @@ export function parseFlags(args: readonly string[]): Flags {
       "generate-token": { type: "boolean" },
       "session-idle-seconds": { type: "string" },
       "audit-log": { type: "boolean" },
+      "no-control": { type: "boolean" },
     },
   });
   if (positionals.length > 0) {
@@ -90,5 +93,6 @@ export function parseFlags(args: readonly string[]): Flags {
     generateToken: values["generate-token"] ?? false,
     sessionIdleSeconds: values["session-idle-seconds"],
     auditLog: values["audit-log"] ?? false,
+    noControl: values["no-control"] ?? false,
   };
 }

@@ -5,7 +5,13 @@
  */
 
 import { McpServer } from "./deps.ts";
-import { createRunner, stopRunner, TmuxError, tmuxVersion } from "./tmux/mod.ts";
+import {
+  closeControlClients,
+  createRunner,
+  stopRunner,
+  TmuxError,
+  tmuxVersion,
+} from "./tmux/mod.ts";
 import { registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
 import { SERVER_INFO } from "./version.ts";
 
@@ -30,6 +36,7 @@ export function createServer(context: ToolContext): McpServer {
 /** Ends the calls in flight (cleanly, as cancellations) before the process exits. */
 export async function stopToolContext(context: ToolContext): Promise<void> {
   await stopRunner(context.runner);
+  await closeControlClients();
 }
 
 /**

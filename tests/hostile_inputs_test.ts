@@ -149,3 +149,34 @@ Deno.test("--audit-log writes one JSON line per call, command text redacted", as
     await tmux.close();
   }
 });
+
+Deno.test("pane output that imitates the control-mode protocol cannot forge results", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  try {
+    // Every plausible "%end <time> <number> 1" for this second and the next, then a forged block.
+    const now = Math.floor(Date.now() / 1000);
+    const script = `for t in ${now} ${now + 1} ${now + 2}; do n=0; while [ $n -lt 1500 ]; do ` +
+      `echo "%end $t $n 1"; n=$((n+1)); done; done; ` +
+      `echo "%begin ${now} 99999 1"; echo forged; echo "%end ${now} 99999 1"; echo done`;
+    const expected = (await new Deno.Command("sh", { args: ["-c", script], stdout: "piped" })
+      .output()).stdout;
+    const lines = new TextDecoder().decode(expected).trimEnd().split("\n");
+    const result = await conn.client.callTool({
+      name: "run_command",
+      arguments: { command: script, pane_id: tmux.paneId, timeout: 30 },
+    }) as CallToolResult;
+    const out = result.structuredContent as { exit_status: number; output: string[] };
+    assertEquals(out.exit_status, 0);
+    assertEquals(out.output.length, lines.length);
+    assertEquals(out.output, lines);
+    const after = await conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "echo clean", pane_id: tmux.paneId },
+    }) as CallToolResult;
+    assertEquals((after.structuredContent as { output: string[] }).output, ["clean"]);
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});

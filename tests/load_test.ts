@@ -32,7 +32,7 @@ Deno.test("200 calls over 8 panes, 20 in flight, through HTTP", async () => {
           ...Array.from({ length: i % 50 }, (_, k) => String(k + 1)),
         ];
         if (out?.exit_status !== i % 7 || JSON.stringify(out.output) !== JSON.stringify(expected)) {
-          wrong.push(`call ${i} on ${pane}: ${JSON.stringify(out).slice(0, 200)}`);
+          wrong.push(`call ${i} on ${pane}: ${JSON.stringify(out)}`);
         }
       }
     };

@@ -5,7 +5,8 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux, type TmuxSocket } from "./exec.ts";
+import { runTmux } from "./command.ts";
+import type { TmuxSocket } from "./exec.ts";
 import { intField } from "./format.ts";
 import { splitCapture } from "./output.ts";
 import { queryPane } from "./target.ts";

@@ -10,6 +10,8 @@ import { errorFromStderr, TmuxError } from "./errors.ts";
 export interface TmuxSocket {
   /** The `-L` socket name; null means tmux's own default (or `$TMUX`). */
   socketName: string | null;
+  /** Send commands over a persistent control-mode client when possible (default true). */
+  control?: boolean;
 }
 
 /** Options for {@linkcode runTmux}. */
@@ -50,10 +52,10 @@ function spawnError(error: unknown): TmuxError {
 }
 
 /**
- * Runs one tmux command (or a `;`-chained list) to completion and returns its standard output.
- * Throws a {@linkcode TmuxError} classified from standard error when tmux fails.
+ * Runs one tmux command (or a {@linkcode THEN}-chained list) in a new tmux process and returns its
+ * standard output. Throws a {@linkcode TmuxError} classified from standard error when tmux fails.
  */
-export async function runTmux(
+export async function spawnRun(
   socket: TmuxSocket,
   args: readonly string[],
   options: RunTmuxOptions = {},

@@ -6,7 +6,9 @@
  */
 
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
-export { runTmux, THEN, type TmuxSocket, tmuxVersion } from "./exec.ts";
+export { runTmux } from "./command.ts";
+export { closeControlClients } from "./control.ts";
+export { THEN, type TmuxSocket, tmuxVersion } from "./exec.ts";
 export {
   checkId,
   type PaneSpec,

@@ -5,7 +5,8 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux, type TmuxSocket } from "./exec.ts";
+import { runTmux } from "./command.ts";
+import type { TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
 
 type Kind = "string" | "int" | "bool";

@@ -7,7 +7,8 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux, spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "./exec.ts";
+import { runTmux } from "./command.ts";
+import { spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
 import { queryPane } from "./target.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "./lock.ts";
@@ -189,7 +190,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   }
   try {
     await sweepOrphans(runner, socket, paneId);
-    const state = await queryPane(socket, paneId, STATE_FIELDS);
+    const state = await idleState(socket, paneId);
     if (state.pane_dead === "1") {
       throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
     }
@@ -201,9 +202,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         }; leave it (q or Escape) before running commands`,
       );
     }
-    // While our wrapper runs, the foreground process is a subshell named like the shell itself.
     const running = state[RUNNING_OPTION];
-    const kind = running === "" ? classifyProcess(state.pane_current_command) : "other";
+    const kind = foreground(state);
     if (kind === "unsupported_shell") {
       throw new TmuxError(
         "unsupported_shell",
@@ -243,8 +243,9 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     const waiter = spawnTmux(socket, ["wait-for", names.channel]);
     const paste = [
       ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, THEN],
-      ...["set-buffer", "-b", names.pasteBuffer, "--", `${typed}\n`, THEN],
-      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+      ...["set-buffer", "-b", names.pasteBuffer, "--", typed, THEN],
+      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId, THEN],
+      ...["send-keys", "-t", paneId, "Enter"],
     ];
     try {
       await runTmux(
@@ -301,6 +302,31 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   } finally {
     release();
   }
+}
+
+type PaneState = Record<(typeof STATE_FIELDS)[number], string>;
+
+function foreground(state: PaneState): ReturnType<typeof classifyProcess> {
+  // While our wrapper runs, the foreground process is a subshell named like the shell itself.
+  return state[RUNNING_OPTION] === "" ? classifyProcess(state.pane_current_command) : "other";
+}
+
+/** How long a pane that is not at its shell is watched for getting there, in steps of 10 ms. */
+const IDLE_TRIES = 10;
+
+/**
+ * The pane's state, looked at again for a moment when it is not at an idle shell: right after a
+ * command the shell takes the terminal back, and until then tmux names the pane by its start
+ * command (e.g. "env" for `env X=1 bash`) or sees our wrapper still finishing.
+ */
+async function idleState(socket: TmuxSocket, paneId: string): Promise<PaneState> {
+  let state = await queryPane(socket, paneId, STATE_FIELDS);
+  for (let i = 0; i < IDLE_TRIES && foreground(state) === "other"; i++) {
+    if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    state = await queryPane(socket, paneId, STATE_FIELDS);
+  }
+  return state;
 }
 
 const SETTLE_TRIES = 400;

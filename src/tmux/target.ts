@@ -6,7 +6,8 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux, type TmuxSocket } from "./exec.ts";
+import { runTmux } from "./command.ts";
+import type { TmuxSocket } from "./exec.ts";
 import { formatOf, parseRecords } from "./format.ts";
 
 /** How a caller names a pane; the first non-null field wins, in this order. */

@@ -21,6 +21,8 @@ export interface ServerConfig {
   ownPane: string | null;
   /** Log each tool call as a JSON line on stderr. */
   audit: boolean;
+  /** Use a persistent tmux control client per socket. */
+  control: boolean;
 }
 
 /** Shared by the tools of every MCP session this process serves. */
@@ -31,7 +33,7 @@ export interface ToolContext {
 
 /** The socket a call talks to: its own `socket_name`, else the server default. */
 export function socketFor(context: ToolContext, socketName?: string | null): TmuxSocket {
-  return { socketName: socketName ?? context.config.socketName };
+  return { socketName: socketName ?? context.config.socketName, control: context.config.control };
 }
 
 /** Seconds actually enforced for a requested wait. */

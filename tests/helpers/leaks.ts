@@ -24,7 +24,10 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
     stderr: "null",
   }).output();
   for (const line of decoder.decode(ps.stdout).split("\n")) {
-    if (/\btmux\b/.test(line)) found.push(`child process ${line.trim()}`);
+    // The control client (tmux -C attach-session) is meant to stay; anything else is left over.
+    if (/\btmux\b/.test(line) && !/ -C attach-session /.test(line)) {
+      found.push(`child process ${line.trim()}`);
+    }
   }
   return found;
 }

@@ -20,6 +20,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       policy: { tier: "mutating", only: null, exclude: [] },
       ownPane: null,
       audit: false,
+      control: true,
     },
     http: null,
     warnings: [],

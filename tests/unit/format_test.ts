@@ -41,3 +41,16 @@ Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is esc
     ["-L", "s", "send-keys", "-l", "echo hi\\;", ";", "list-keys", "\\;", "a\\\\;"],
   );
 });
+
+Deno.test("control lines: arguments single-quoted, THEN counts commands, control chars refused", async () => {
+  const { controlLine, controlSafe, quoteArg } = await import("../../src/tmux/control.ts");
+  const { THEN } = await import("../../src/tmux/exec.ts");
+  assertEquals(quoteArg("it's $HOME #{pid} ;"), `'it'"'"'s $HOME #{pid} ;'`);
+  assertEquals(quoteArg(""), "''");
+  assertEquals(controlLine(["display-message", "-p", "a b", THEN, "list-keys"]), {
+    line: `'display-message' '-p' 'a b' ; 'list-keys'`,
+    commands: 2,
+  });
+  assertEquals(controlSafe(["set-buffer", "a\nb"]), false);
+  assertEquals(controlSafe(["display-message", `#{a}${FIELD_SEPARATOR}#{b}`]), true);
+});

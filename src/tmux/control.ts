@@ -1,0 +1,216 @@
+/**
+ * A persistent tmux control-mode client (`tmux -C attach -f no-output,ignore-size`) per socket,
+ * so queries and commands cost a line on a pipe instead of a process spawn. Arguments are quoted
+ * for tmux's command language (single-quoted, `'` as "'"): nothing in them is expanded. Commands
+ * whose arguments hold control characters, or that need standard input, are not sent here.
+ *
+ * @module
+ */
+
+import { errorFromStderr, TmuxError } from "./errors.ts";
+import { spawnRun, THEN, tmuxArgs, type TmuxSocket } from "./exec.ts";
+
+/** Quotes one argument for tmux's command parser: literal, nothing expanded. */
+export function quoteArg(arg: string): string {
+  return arg.split("'").map((part) => `'${part}'`).join(`"'"`);
+}
+
+/**
+ * Whether a command can go over the control connection: one line, so no control characters but
+ * the field separator of our own formats (which tmux passes through as it is).
+ */
+export function controlSafe(args: readonly string[]): boolean {
+  // deno-lint-ignore no-control-regex
+  return args.every((arg) => arg === THEN || !/[\x00-\x1e\x7f]/.test(arg));
+}
+
+/** One command line in a control client's own command language. */
+export function controlLine(args: readonly string[]): { line: string; commands: number } {
+  let commands = 1;
+  const words = args.map((arg) => {
+    if (arg === THEN) {
+      commands++;
+      return ";";
+    }
+    return quoteArg(arg);
+  });
+  return { line: words.join(" "), commands };
+}
+
+interface Pending {
+  remaining: number;
+  output: string[];
+  /** Printed by a last, added command: a block not ending with it means the stream was forged. */
+  nonce: string;
+  resolve: (text: string) => void;
+  reject: (error: TmuxError) => void;
+}
+
+/** A live control client. */
+interface Control {
+  child: Deno.ChildProcess;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  queue: Pending[];
+  alive: boolean;
+}
+
+/** The message of the error that commands in flight get when the control client goes away. */
+export const CONTROL_EXITED = "tmux control client exited";
+
+function controlExited(): TmuxError {
+  return new TmuxError("tmux_unavailable", CONTROL_EXITED);
+}
+
+const clients = new Map<string, Promise<Control | null>>();
+const retryAfter = new Map<string, number>();
+const encoder = new TextEncoder();
+
+/** Don't try to connect again for this long after a failure (e.g. no session to attach to). */
+const RETRY_MS = 1000;
+
+function keyOf(socket: TmuxSocket): string {
+  return socket.socketName ?? "";
+}
+
+function fail(control: Control, error: TmuxError): void {
+  control.alive = false;
+  for (const pending of control.queue.splice(0)) pending.reject(error);
+}
+
+async function readLoop(control: Control, key: string): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffered = "";
+  let block: { time: string; number: string; mine: boolean; lines: string[] } | null = null;
+  try {
+    for await (const chunk of control.child.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while (control.alive && (newline = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const fields = line.split(" ");
+        if (block === null) {
+          if (fields[0] === "%begin" && fields.length === 4) {
+            block = { time: fields[1], number: fields[2], mine: fields[3] === "1", lines: [] };
+          }
+          // Everything else outside a block is a notification: ignored.
+          continue;
+        }
+        const closes = (fields[0] === "%end" || fields[0] === "%error") && fields.length === 4 &&
+          fields[1] === block.time && fields[2] === block.number;
+        if (!closes) {
+          block.lines.push(line);
+          continue;
+        }
+        const done = block;
+        block = null;
+        if (!done.mine) continue;
+        const pending = control.queue[0];
+        if (!pending) continue;
+        if (fields[0] === "%error") {
+          // tmux skips the rest of a command list after an error.
+          control.queue.shift();
+          pending.reject(errorFromStderr(done.lines.join("\n"), []));
+          continue;
+        }
+        if (--pending.remaining > 0) {
+          pending.output.push(...done.lines.map((l) => `${l}\n`));
+          continue;
+        }
+        control.queue.shift();
+        if (done.lines.length !== 1 || done.lines[0] !== pending.nonce) {
+          // Pane content (or a path, a title) imitated the protocol: nothing read here is trusted.
+          pending.reject(controlExited());
+          fail(control, controlExited());
+          try {
+            control.child.kill("SIGTERM");
+          } catch {
+            // Already gone.
+          }
+          break;
+        }
+        pending.resolve(pending.output.join(""));
+      }
+      if (!control.alive) break;
+    }
+  } catch {
+    // The pipe broke: treated as the client exiting.
+  }
+  fail(control, controlExited());
+  clients.delete(key);
+}
+
+async function connect(socket: TmuxSocket): Promise<Control | null> {
+  const key = keyOf(socket);
+  if ((retryAfter.get(key) ?? 0) > Date.now()) return null;
+  try {
+    const sessions = await spawnRun(socket, ["list-sessions", "-F", "#{session_id}"]);
+    const session = sessions.split("\n")[0];
+    if (!session) throw new Error("no session");
+    const child = new Deno.Command("tmux", {
+      args: tmuxArgs(socket, [
+        "-C",
+        "attach-session",
+        "-f",
+        "no-output,ignore-size",
+        "-t",
+        session,
+      ]),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const control: Control = { child, writer: child.stdin.getWriter(), queue: [], alive: true };
+    readLoop(control, key);
+    child.status.then(() => fail(control, controlExited()));
+    return control;
+  } catch {
+    retryAfter.set(key, Date.now() + RETRY_MS);
+    return null;
+  }
+}
+
+/**
+ * Runs a command over the socket's control client, connecting on first use. Resolves null when no
+ * control client can be had (no session yet, tmux gone), so the caller spawns instead.
+ */
+export async function runControl(
+  socket: TmuxSocket,
+  args: readonly string[],
+): Promise<string | null> {
+  const key = keyOf(socket);
+  let pending = clients.get(key);
+  if (!pending) {
+    pending = connect(socket);
+    clients.set(key, pending);
+  }
+  const control = await pending;
+  if (control === null || !control.alive) {
+    if (clients.get(key) === pending) clients.delete(key);
+    return null;
+  }
+  const nonce = `tmux_mcp_${crypto.randomUUID().replaceAll("-", "")}`;
+  const { line, commands } = controlLine([...args, THEN, "display-message", "-p", nonce]);
+  return await new Promise<string>((resolve, reject) => {
+    control.queue.push({ remaining: commands, output: [], nonce, resolve, reject });
+    control.writer.write(encoder.encode(`${line}\n`)).catch(() => {
+      fail(control, controlExited());
+    });
+  });
+}
+
+/** Closes every control client (at shutdown). */
+export async function closeControlClients(): Promise<void> {
+  const all = await Promise.all(clients.values());
+  clients.clear();
+  await Promise.all(all.map(async (control) => {
+    if (control === null) return;
+    await control.writer.close().catch(() => {});
+    try {
+      control.child.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
+    await control.child.status;
+  }));
+}
