@@ -70,7 +70,7 @@ export function configFromFlags(flags: Flags): StartConfig {
   const server: ServerConfig = {
     socketName,
     waitMaxSeconds: parseSeconds(waitText),
-    suppressHistory: true,
+    suppressHistory: !flags.keepHistory,
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,

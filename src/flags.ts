@@ -24,6 +24,7 @@ export interface Flags {
   sessionIdleSeconds: string | undefined;
   auditLog: boolean;
   noControl: boolean;
+  keepHistory: boolean;
 }
 
 /** The usage text printed by --help. */
@@ -45,6 +46,7 @@ Usage: tmux-mcp [options]
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
   --no-control               spawn one tmux process per command instead of using a control client
+  --keep-history             run_command's suppress_history defaults to false
   --version                  print the version
   --help                     print this help
 
@@ -73,6 +75,7 @@ export function parseFlags(args: readonly string[]): Flags {
       "session-idle-seconds": { type: "string" },
       "audit-log": { type: "boolean" },
       "no-control": { type: "boolean" },
+      "keep-history": { type: "boolean" },
     },
   });
   if (positionals.length > 0) {
@@ -94,5 +97,6 @@ export function parseFlags(args: readonly string[]): Flags {
     sessionIdleSeconds: values["session-idle-seconds"],
     auditLog: values["audit-log"] ?? false,
     noControl: values["no-control"] ?? false,
+    keepHistory: values["keep-history"] ?? false,
   };
 }

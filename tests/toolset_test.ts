@@ -520,3 +520,40 @@ Deno.test("every tool, with its refusals", async (t) => {
     });
   });
 });
+
+Deno.test("the pane hosting the server (TMUX_PANE) is never killed, nor its window or session", async () => {
+  const tmux = await startTmux();
+  const host = tmux.paneId;
+  const ids = (await tmux.run("display-message", "-p", "-t", host, "#{window_id} #{session_id}"))
+    .trim().split(" ");
+  const conn = await startServer("stdio", {
+    socketName: tmux.socketName,
+    extraArgs: ["--safety", "destructive"],
+    permissions: ["--allow-run=tmux", "--allow-env=TMUX_PANE"],
+    program: [
+      "env",
+      `TMUX_PANE=${host}`,
+      Deno.execPath(),
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-run=tmux",
+      "--allow-env=TMUX_PANE",
+      new URL("../main.ts", import.meta.url).pathname,
+    ],
+  });
+  try {
+    await ok(conn, "split_window", { pane_id: host });
+    await ok(conn, "create_window", { session_name: "main" });
+    await ok(conn, "create_session", { name: "other" });
+    await refused(conn, "kill_pane", { pane_id: host }, "invalid_argument");
+    await refused(conn, "kill_window", { window_id: ids[0] }, "invalid_argument");
+    await refused(conn, "kill_session", { session_id: ids[1] }, "invalid_argument");
+    await refused(conn, "respawn_pane", { pane_id: host, kill: true }, "invalid_argument");
+    const panes = (await ok(conn, "list_panes", { pane_id: undefined })).panes as Json[];
+    assert(panes.some((p) => p.pane_id === host), "the host pane is gone");
+  } finally {
+    await conn.close();
+    await tmux.close();
+  }
+});
