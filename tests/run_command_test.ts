@@ -234,6 +234,27 @@ function suite(kind: TransportKind): void {
         assertEquals(byWindow.pane_id, pane);
       });
 
+      await t.step("progress notifications carry output while the command runs", async () => {
+        const messages: string[] = [];
+        const result = await conn.client.callTool(
+          {
+            name: "run_command",
+            arguments: {
+              command: "for i in 1 2 3; do echo tick-$i; sleep 0.7; done",
+              pane_id: pane,
+            },
+          },
+          undefined,
+          { onprogress: (p) => messages.push(p.message ?? "") },
+        ) as CallToolResult;
+        assertEquals(structured(result).output, ["tick-1", "tick-2", "tick-3"]);
+        assert(messages.length >= 1, "no progress notification");
+        const seen = messages.join("\n").split("\n").filter((l) => l.startsWith("tick-"));
+        assert(seen.length >= 1, `no output in progress: ${JSON.stringify(messages)}`);
+        assertEquals(seen, [...new Set(seen)], "a line was reported twice");
+        await assertNoLeftovers(tmux, conn.serverPid);
+      });
+
       await t.step("two calls on one pane never interleave", async () => {
         const [a, b] = await Promise.all([
           call(conn, { command: "sleep 0.3; echo first", pane_id: pane }),

@@ -65,6 +65,8 @@ export interface RunRequest {
   maxLines: number | null;
   suppressHistory: boolean;
   signal?: AbortSignal;
+  /** Called about once a second while waiting, with the output lines that are new since. */
+  onProgress?: (update: { elapsed: number; lines: string[] }) => void;
 }
 
 /** The outcome, in the contract's wire names. */
@@ -260,7 +262,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         .catch(() => {});
       throw error;
     }
-    const outcome = await waitFor(waiter, request, started);
+    const progress = request.onProgress
+      ? progressReporter(request, { anchor, typed, names, started })
+      : undefined;
+    const outcome = await waitFor(waiter, request, started, progress);
     const collect = { socket, paneId, anchor, typed, names };
     if (outcome === "pane_gone") {
       await waiter.kill();
@@ -374,6 +379,7 @@ async function waitFor(
   waiter: TmuxChild,
   request: RunRequest,
   started: number,
+  progress?: () => Promise<void>,
 ): Promise<WaitOutcome> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let check: ReturnType<typeof setInterval> | undefined;
@@ -383,10 +389,18 @@ async function waitFor(
       () => resolve("timeout"),
       Math.max(0, started + request.timeout * 1000 - Date.now()),
     );
-    check = setInterval(() => {
-      queryPane(request.socket, request.paneId, []).catch((error) => {
+    let busy = false;
+    check = setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        await queryPane(request.socket, request.paneId, []);
+        await progress?.();
+      } catch (error) {
         if (error instanceof TmuxError && error.code === "not_found") resolve("pane_gone");
-      });
+      } finally {
+        busy = false;
+      }
     }, PANE_CHECK_MS);
     onAbort = () => resolve("aborted");
     if (request.signal?.aborted) resolve("aborted");
@@ -410,6 +424,36 @@ async function waitFor(
     clearInterval(check);
     if (onAbort) request.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * Reports output while a command runs: the rows from the anchor to the cursor, without the typed
+ * line, minus what was reported before. Best effort (rows trimmed from history meanwhile are
+ * skipped); the result itself is exact either way.
+ */
+function progressReporter(
+  request: RunRequest,
+  call: { anchor: Anchor; typed: string; names: CallNames; started: number },
+): () => Promise<void> {
+  let reported = 0;
+  return async () => {
+    const now = await currentPosition(request.socket, request.paneId);
+    const from = call.anchor.history + call.anchor.y - now.history;
+    const to = now.y - 1;
+    const rows = from <= to
+      ? splitCapture(
+        await runTmux(request.socket, [
+          ...["capture-pane", "-p", "-J", "-t", request.paneId],
+          ...["-S", String(from), "-E", String(to)],
+        ]),
+      )
+      : [];
+    const start = outputStart(rows, call.typed, call.names.channel);
+    const lines = start < 0 ? [] : rows.slice(start);
+    const fresh = lines.slice(Math.min(reported, lines.length));
+    reported = Math.max(reported, lines.length);
+    request.onProgress?.({ elapsed: (Date.now() - call.started) / 1000, lines: fresh });
+  };
 }
 
 async function currentPosition(socket: TmuxSocket, paneId: string): Promise<Current> {

@@ -40,6 +40,9 @@ const output = {
 };
 
 const TEXT_TAIL_LINES = 20;
+/** A progress notification carries at most this much of the new output. */
+const PROGRESS_LINES = 20;
+const PROGRESS_CHARS = 2000;
 
 /** The short text block for clients that ignore structuredContent. */
 export function renderRunResult(result: RunResult): string {
@@ -71,6 +74,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     title: "Run a shell command in a pane",
     description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
       "polling), and returns its exit status and its own output (tail kept under max_lines). " +
+      "With a progress token, new output lines arrive as progress messages about once a second. " +
       "Refuses panes in copy-mode, panes not at an idle POSIX shell, and multi-line commands " +
       "while suppress_history is true.",
     input,
@@ -91,14 +95,28 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       }
       const socket = socketFor(context, args.socket_name);
       const paneId = await resolvePane(socket, args);
+      const token = extra._meta?.progressToken;
+      const timeout = clampTimeout(context, args.timeout);
       return await runCommand(context.runner, {
         socket,
         paneId,
         command: args.command,
-        timeout: clampTimeout(context, args.timeout),
+        timeout,
         maxLines: args.max_lines ?? null,
         suppressHistory,
         signal: extra.signal,
+        onProgress: token === undefined ? undefined : ({ elapsed, lines }) => {
+          const tail = lines.slice(-PROGRESS_LINES).join("\n");
+          extra.sendNotification({
+            method: "notifications/progress",
+            params: {
+              progressToken: token,
+              progress: elapsed,
+              total: timeout,
+              message: tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail,
+            },
+          }).catch(() => {});
+        },
       });
     },
     text: renderRunResult,
