@@ -1,29 +1,17 @@
 // Faults: the tmux server or a pane dying mid-call, a client going away mid-wait, no tmux at all.
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
-import { startServer } from "./helpers/mcp.ts";
-import { startTmux, type TestTmux } from "./helpers/tmux.ts";
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === "text" ? first.text : "";
-}
-
-async function waitersOf(tmux: TestTmux): Promise<string> {
-  const out = await new Deno.Command("pgrep", {
-    args: ["-af", "--", `${tmux.socketName} wait-for`],
-    stdout: "piped",
-  }).output();
-  return new TextDecoder().decode(out.stdout).trim();
-}
+import { startServer, textOf } from "./helpers/mcp.ts";
+import {
+  commandRunning,
+  startTmux,
+  type TestTmux,
+  until,
+  waitForProcesses,
+} from "./helpers/tmux.ts";
 
 async function started(tmux: TestTmux, pane: string): Promise<void> {
-  for (let i = 0; i < 250; i++) {
-    const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
-    if (mark.trim() !== "") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("the command never started");
+  await until("the command started", () => commandRunning(tmux, pane));
 }
 
 Deno.test("tmux server killed during run_command and wait_for_text: tmux_unavailable", async () => {
@@ -39,7 +27,7 @@ Deno.test("tmux server killed during run_command and wait_for_text: tmux_unavail
     const result = await running;
     assertEquals(result.isError, true);
     assertMatch(textOf(result), /^tmux_unavailable: /);
-    assertEquals(await waitersOf(tmux), "");
+    assertEquals(await waitForProcesses(tmux.socketName), "");
 
     const again = await startTmux();
     try {
@@ -85,7 +73,7 @@ Deno.test("a pane killed mid-run is a clean not_found, long before the timeout",
     assertEquals(result.isError, true);
     assertMatch(textOf(result), /^not_found: pane %\d+ was closed while the command ran/);
     assert(Date.now() - t0 < 15000, "the call waited for its timeout");
-    assertEquals(await waitersOf(tmux), "");
+    assertEquals(await waitForProcesses(tmux.socketName), "");
   } finally {
     await conn.close();
     await tmux.close();
@@ -101,10 +89,10 @@ Deno.test("a stdio client that goes away mid-wait leaves no wait-for child", asy
       arguments: { command: "sleep 2", pane_id: tmux.paneId },
     }).catch(() => null);
     await started(tmux, tmux.paneId);
-    assert((await waitersOf(tmux)) !== "", "no wait-for child while waiting");
+    assert((await waitForProcesses(tmux.socketName)) !== "", "no wait-for child while waiting");
     await conn.close();
     await running;
-    assertEquals(await waitersOf(tmux), "");
+    assertEquals(await waitForProcesses(tmux.socketName), "");
   } finally {
     await tmux.close();
   }

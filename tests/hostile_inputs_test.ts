@@ -3,13 +3,8 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { startServer } from "./helpers/mcp.ts";
+import { startServer, textOf } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === "text" ? first.text : "";
-}
 
 const SECRET = "ghp_SuperSecretToken1234567890";
 

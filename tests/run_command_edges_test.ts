@@ -4,19 +4,16 @@
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
 import { type Connection, startServer, type TransportKind } from "./helpers/mcp.ts";
-import { startTmux, type TestTmux } from "./helpers/tmux.ts";
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`never happened: ${what}`);
-}
+import {
+  commandRunning,
+  startTmux,
+  type TestTmux,
+  until,
+  waitForProcesses,
+} from "./helpers/tmux.ts";
 
 async function idle(tmux: TestTmux, pane: string): Promise<boolean> {
-  const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
-  return mark.trim() === "";
+  return !(await commandRunning(tmux, pane));
 }
 
 async function run(conn: Connection, args: Record<string, unknown>) {
@@ -73,11 +70,7 @@ Deno.test("a server stopped mid-wait kills its children and releases the pane", 
         .output();
       return !ps.success;
     });
-    const waiters = await new Deno.Command("pgrep", {
-      args: ["-f", "--", `${tmux.socketName} wait-for`],
-      stdout: "piped",
-    }).output();
-    assertEquals(new TextDecoder().decode(waiters.stdout).trim(), "", "wait-for children left");
+    assertEquals(await waitForProcesses(tmux.socketName), "", "wait-for children left");
     await until("the command ended", () => idle(tmux, tmux.paneId));
     // The shell is back at its prompt: the trailer was released.
     await until("a prompt", async () => {

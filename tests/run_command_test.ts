@@ -3,8 +3,8 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer, type TransportKind } from "./helpers/mcp.ts";
-import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+import { type Connection, startServer, textOf, type TransportKind } from "./helpers/mcp.ts";
+import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
 
 interface RunOutput {
   pane_id: string;
@@ -25,13 +25,8 @@ async function call(conn: Connection, args: Record<string, unknown>): Promise<Ca
   return await conn.client.callTool({ name: "run_command", arguments: args }) as CallToolResult;
 }
 
-function text(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === "text" ? first.text : "";
-}
-
 function structured(result: CallToolResult): RunOutput {
-  assert(result.structuredContent, `no structuredContent: ${text(result)}`);
+  assert(result.structuredContent, `no structuredContent: ${textOf(result)}`);
   return result.structuredContent as unknown as RunOutput;
 }
 
@@ -41,15 +36,6 @@ function range(from: number, to: number): string[] {
 
 async function screen(tmux: TestTmux, pane: string): Promise<string> {
   return await tmux.run("capture-pane", "-p", "-J", "-t", pane, "-S", "-");
-}
-
-async function waitUntilIdle(tmux: TestTmux, pane: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
-    if (mark.trim() === "") return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`pane ${pane} never finished its command`);
 }
 
 function suite(kind: TransportKind): void {
@@ -150,7 +136,7 @@ function suite(kind: TransportKind): void {
         const before = await screen(tmux, pane);
         const result = await run("echo one\necho two");
         assertEquals(result.isError, true);
-        assertMatch(text(result), /^invalid_argument: multi-line/);
+        assertMatch(textOf(result), /^invalid_argument: multi-line/);
         assertEquals(await screen(tmux, pane), before, "something was typed");
       });
 
@@ -166,7 +152,7 @@ function suite(kind: TransportKind): void {
         assertEquals(busy.started, false);
         assertMatch(busy.not_started_reason ?? "", /still running an earlier run_command/);
         await tmux.run("send-keys", "-t", pane, "C-c");
-        await waitUntilIdle(tmux, pane);
+        await until("the command ended", async () => !(await commandRunning(tmux, pane)));
         const after = structured(await run("echo usable"));
         assertEquals([after.exit_status, after.output], [0, ["usable"]]);
       });
@@ -182,7 +168,7 @@ function suite(kind: TransportKind): void {
           const before = await tmux.run("display-message", "-p", "-t", pane, "#{history_size}");
           const result = await run("echo should not run");
           assertEquals(result.isError, true);
-          assertMatch(text(result), /^pane_in_mode: /);
+          assertMatch(textOf(result), /^pane_in_mode: /);
           const after = await tmux.run("display-message", "-p", "-t", pane, "#{history_size}");
           assertEquals(after, before);
         } finally {
@@ -204,23 +190,23 @@ function suite(kind: TransportKind): void {
         const fish = await tmux.newPane("exec -a fish bash --norc --noprofile");
         const result = await call(conn, { command: "echo nope", pane_id: fish });
         assertEquals(result.isError, true);
-        assertMatch(text(result), /^unsupported_shell: /);
+        assertMatch(textOf(result), /^unsupported_shell: /);
         await tmux.run("kill-pane", "-t", fish);
       });
 
       await t.step("unknown panes, bad ids and a dead server are clear errors", async () => {
         const unknown = await call(conn, { command: "true", pane_id: "%99999" });
         assertEquals(unknown.isError, true);
-        assertMatch(text(unknown), /^not_found: .*%99999/);
+        assertMatch(textOf(unknown), /^not_found: .*%99999/);
         const malformed = await call(conn, { command: "true", pane_id: "$(x)" });
-        assertMatch(text(malformed), /^invalid_argument: pane_id must look like %3/);
+        assertMatch(textOf(malformed), /^invalid_argument: pane_id must look like %3/);
         const noSession = await call(conn, { command: "true", session_name: "nope" });
-        assertMatch(text(noSession), /^not_found: no session named "nope"/);
+        assertMatch(textOf(noSession), /^not_found: no session named "nope"/);
         const dead = await call(conn, { command: "true", socket_name: `${tmux.socketName}-none` });
-        assertMatch(text(dead), /^tmux_unavailable: /);
+        assertMatch(textOf(dead), /^tmux_unavailable: /);
         const unknownKey = await call(conn, { command: "true", pane_id: pane, bogus: 1 });
         assertEquals(unknownKey.isError, true);
-        assertMatch(text(unknownKey), /bogus/);
+        assertMatch(textOf(unknownKey), /bogus/);
         const empty = await call(conn, { command: "", pane_id: pane });
         assertEquals(empty.isError, true);
       });

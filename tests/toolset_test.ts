@@ -2,18 +2,13 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer } from "./helpers/mcp.ts";
+import { type Connection, startServer, textOf } from "./helpers/mcp.ts";
 import { startTmux, type TestTmux } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
 async function tool(conn: Connection, name: string, args: Json = {}): Promise<CallToolResult> {
   return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
-}
-
-function textOf(result: CallToolResult): string {
-  const first = result.content[0];
-  return first?.type === "text" ? first.text : "";
 }
 
 /** Calls a tool that must succeed; returns its structured content. */

@@ -180,3 +180,9 @@ export async function startServer(
     },
   };
 }
+
+/** The first text block of a tool result. */
+export function textOf(result: { content: Array<{ type: string; text?: string }> }): string {
+  const first = result.content[0];
+  return first?.type === "text" ? first.text ?? "" : "";
+}

@@ -90,3 +90,27 @@ export async function startTmux(): Promise<TestTmux> {
     },
   };
 }
+
+/** Checks (bounded: 500 tries, 20 ms apart) until `check` holds; throws naming `what`. */
+export async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+/** Whether a run_command of ours is running in the pane (its running mark is set). */
+export async function commandRunning(tmux: TestTmux, pane: string): Promise<boolean> {
+  const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
+  return mark.trim() !== "";
+}
+
+/** `tmux wait-for` processes on this socket, whoever started them. */
+export async function waitForProcesses(socketName: string): Promise<string> {
+  const out = await new Deno.Command("pgrep", {
+    args: ["-af", "--", `${socketName} wait-for`],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).trim();
+}
