@@ -243,6 +243,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       inline,
     });
     const waiter = spawnTmux(socket, ["wait-for", names.channel]);
+    /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
+    const abandon = async (): Promise<void> => {
+      await waiter.kill();
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+    };
     const paste = [
       ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, THEN],
       ...["set-buffer", "-b", names.pasteBuffer, "--", typed, THEN],
@@ -256,8 +261,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         inline ? {} : { stdin: request.command },
       );
     } catch (error) {
-      await waiter.kill();
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+      await abandon();
       await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
         .catch(() => {});
       throw error;
@@ -268,13 +272,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     const outcome = await waitFor(waiter, request, started, progress);
     const collect = { socket, paneId, anchor, typed, names };
     if (outcome === "pane_gone") {
-      await waiter.kill();
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+      await abandon();
       throw new TmuxError("not_found", `pane ${paneId} was closed while the command ran`);
     }
     if (outcome !== "signalled") {
-      await waiter.kill();
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+      await abandon();
       addOrphan(runner, socket, paneId, names);
       // Released ahead, so the trailer will not hold when the command ends later.
       if (outcome === "aborted") {
@@ -394,8 +396,7 @@ async function waitFor(
       if (busy) return;
       busy = true;
       try {
-        await queryPane(request.socket, request.paneId, []);
-        await progress?.();
+        await (progress ? progress() : queryPane(request.socket, request.paneId, []));
       } catch (error) {
         if (error instanceof TmuxError && error.code === "not_found") resolve("pane_gone");
       } finally {
@@ -427,32 +428,35 @@ async function waitFor(
 }
 
 /**
- * Reports output while a command runs: the rows from the anchor to the cursor, without the typed
- * line, minus what was reported before. Best effort (rows trimmed from history meanwhile are
- * skipped); the result itself is exact either way.
+ * Reports output while a command runs: complete rows since the last report (the first report
+ * starts after the typed line). Best effort: rows that tmux trims from history meanwhile shift
+ * what is reported; the final result is exact either way. Throws not_found when the pane is gone.
  */
 function progressReporter(
   request: RunRequest,
   call: { anchor: Anchor; typed: string; names: CallNames; started: number },
 ): () => Promise<void> {
-  let reported = 0;
+  // Absolute row of the first row not reported yet; null until the typed line has been seen.
+  let next: number | null = null;
   return async () => {
     const now = await currentPosition(request.socket, request.paneId);
-    const from = call.anchor.history + call.anchor.y - now.history;
-    const to = now.y - 1;
-    const rows = from <= to
-      ? splitCapture(
+    const from = next ?? call.anchor.history + call.anchor.y;
+    const last = now.history + now.y - 1;
+    let lines: string[] = [];
+    if (from <= last) {
+      const rows = splitCapture(
         await runTmux(request.socket, [
           ...["capture-pane", "-p", "-J", "-t", request.paneId],
-          ...["-S", String(from), "-E", String(to)],
+          ...["-S", String(from - now.history), "-E", String(now.y - 1)],
         ]),
-      )
-      : [];
-    const start = outputStart(rows, call.typed, call.names.channel);
-    const lines = start < 0 ? [] : rows.slice(start);
-    const fresh = lines.slice(Math.min(reported, lines.length));
-    reported = Math.max(reported, lines.length);
-    request.onProgress?.({ elapsed: (Date.now() - call.started) / 1000, lines: fresh });
+      );
+      const start = next === null ? outputStart(rows, call.typed, call.names.channel) : 0;
+      if (start >= 0) {
+        lines = rows.slice(start);
+        next = last + 1;
+      }
+    }
+    request.onProgress?.({ elapsed: (Date.now() - call.started) / 1000, lines });
   };
 }
 
