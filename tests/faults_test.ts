@@ -1,7 +1,7 @@
 // Faults: the tmux server or a pane dying mid-call, a client going away mid-wait, no tmux at all.
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
-import { startServer, textOf } from "./helpers/mcp.ts";
+import { startServer, textOf, withServer } from "./helpers/mcp.ts";
 import {
   commandRunning,
   startTmux,
@@ -15,9 +15,7 @@ async function started(tmux: TestTmux, pane: string): Promise<void> {
 }
 
 Deno.test("tmux server killed during run_command and wait_for_text: tmux_unavailable", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
-  try {
+  await withServer("stdio", {}, async (conn, tmux) => {
     const running = conn.client.callTool({
       name: "run_command",
       arguments: { command: "sleep 20", pane_id: tmux.paneId, timeout: 25 },
@@ -51,16 +49,11 @@ Deno.test("tmux server killed during run_command and wait_for_text: tmux_unavail
     // Still serving.
     const { tools } = await conn.client.listTools();
     assert(tools.length > 0);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });
 
 Deno.test("a pane killed mid-run is a clean not_found, long before the timeout", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
-  try {
+  await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();
     const t0 = Date.now();
     const running = conn.client.callTool({
@@ -74,10 +67,7 @@ Deno.test("a pane killed mid-run is a clean not_found, long before the timeout",
     assertMatch(textOf(result), /^not_found: pane %\d+ was closed while the command ran/);
     assert(Date.now() - t0 < 15000, "the call waited for its timeout");
     assertEquals(await waitForProcesses(tmux.socketName), "");
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });
 
 Deno.test("a stdio client that goes away mid-wait leaves no wait-for child", async () => {

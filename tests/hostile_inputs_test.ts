@@ -3,7 +3,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { startServer, textOf } from "./helpers/mcp.ts";
+import { startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
 const SECRET = "ghp_SuperSecretToken1234567890";
@@ -117,12 +117,7 @@ Deno.test("hostile inputs are refused cleanly and the server keeps serving", asy
 });
 
 Deno.test("--audit-log writes one JSON line per call, command text redacted", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", {
-    socketName: tmux.socketName,
-    extraArgs: ["--audit-log"],
-  });
-  try {
+  await withServer("stdio", { extraArgs: ["--audit-log"] }, async (conn, tmux) => {
     await conn.client.callTool({
       name: "run_command",
       arguments: { command: `echo ${SECRET} >/dev/null`, pane_id: tmux.paneId },
@@ -139,16 +134,11 @@ Deno.test("--audit-log writes one JSON line per call, command text redacted", as
     assertEquals(entries[0].pane_id, tmux.paneId);
     assertEquals(entries[0].command.length, `echo ${SECRET} >/dev/null`.length);
     assertMatch(entries[0].command.sha256, /^[0-9a-f]{16}$/);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });
 
 Deno.test("pane output that imitates the control-mode protocol cannot forge results", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
-  try {
+  await withServer("stdio", {}, async (conn, tmux) => {
     // Every plausible "%end <time> <number> 1" for this second and the next, then a forged block.
     const now = Math.floor(Date.now() / 1000);
     const script = `for t in ${now} ${now + 1} ${now + 2}; do n=0; while [ $n -lt 1500 ]; do ` +
@@ -170,8 +160,5 @@ Deno.test("pane output that imitates the control-mode protocol cannot forge resu
       arguments: { command: "echo clean", pane_id: tmux.paneId },
     }) as CallToolResult;
     assertEquals((after.structuredContent as { output: string[] }).output, ["clean"]);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });

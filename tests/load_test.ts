@@ -3,13 +3,10 @@
 
 import { assertEquals, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { startServer } from "./helpers/mcp.ts";
-import { startTmux } from "./helpers/tmux.ts";
+import { withServer } from "./helpers/mcp.ts";
 
 Deno.test("200 calls over 8 panes, 20 in flight, through HTTP", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("http", { socketName: tmux.socketName });
-  try {
+  await withServer("http", {}, async (conn, tmux) => {
     const panes = [tmux.paneId];
     for (let i = 0; i < 7; i++) panes.push(await tmux.newPane());
     const total = 200;
@@ -39,8 +36,5 @@ Deno.test("200 calls over 8 panes, 20 in flight, through HTTP", async () => {
     await Promise.all(Array.from({ length: 20 }, worker));
     assertEquals(wrong, []);
     await assertNoLeftovers(tmux, conn.serverPid);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });

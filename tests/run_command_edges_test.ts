@@ -3,14 +3,8 @@
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer, type TransportKind } from "./helpers/mcp.ts";
-import {
-  commandRunning,
-  startTmux,
-  type TestTmux,
-  until,
-  waitForProcesses,
-} from "./helpers/tmux.ts";
+import { type Connection, type TransportKind, withServer } from "./helpers/mcp.ts";
+import { commandRunning, type TestTmux, until, waitForProcesses } from "./helpers/tmux.ts";
 
 async function idle(tmux: TestTmux, pane: string): Promise<boolean> {
   return !(await commandRunning(tmux, pane));
@@ -23,9 +17,7 @@ async function run(conn: Connection, args: Record<string, unknown>) {
 
 for (const kind of ["stdio", "http"] as TransportKind[]) {
   Deno.test(`cancelling a call over ${kind} kills its wait and leaves the pane usable`, async () => {
-    const tmux = await startTmux();
-    const conn = await startServer(kind, { socketName: tmux.socketName });
-    try {
+    await withServer(kind, {}, async (conn, tmux) => {
       const controller = new AbortController();
       const call = conn.client.callTool(
         { name: "run_command", arguments: { command: "sleep 1; echo late", pane_id: tmux.paneId } },
@@ -46,17 +38,12 @@ for (const kind of ["stdio", "http"] as TransportKind[]) {
       const after = await run(conn, { command: "echo after", pane_id: tmux.paneId });
       assertEquals([after.exit_status, after.output], [0, ["after"]]);
       await assertNoLeftovers(tmux, conn.serverPid);
-    } finally {
-      await conn.close();
-      await tmux.close();
-    }
+    });
   });
 }
 
 Deno.test("a server stopped mid-wait kills its children and releases the pane", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
-  try {
+  await withServer("stdio", {}, async (conn, tmux) => {
     const call = conn.client.callTool({
       name: "run_command",
       arguments: { command: "sleep 0.5; echo done", pane_id: tmux.paneId },
@@ -77,16 +64,11 @@ Deno.test("a server stopped mid-wait kills its children and releases the pane", 
       const screen = await tmux.run("capture-pane", "-p", "-t", tmux.paneId);
       return screen.trimEnd().endsWith("$");
     });
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });
 
 Deno.test("output beyond history-limit is reported as lines_missed, the tail kept", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
-  try {
+  await withServer("stdio", {}, async (conn, tmux) => {
     await tmux.run("set-option", "-t", "main", "history-limit", "200");
     const pane = await tmux.newPane();
     const out = await run(conn, { command: "seq 1 2000", pane_id: pane });
@@ -98,16 +80,11 @@ Deno.test("output beyond history-limit is reported as lines_missed, the tail kep
     assert(lines.length >= 150 && lines.length < 2000, `kept ${lines.length} lines`);
     assertEquals(lines, lines.map((_, i) => String(2001 - lines.length + i)));
     await assertNoLeftovers(tmux, conn.serverPid);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });
 
 Deno.test("a command that clears history reports anchor_lost", async () => {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
-  try {
+  await withServer("stdio", {}, async (conn, tmux) => {
     const pane = tmux.paneId;
     await run(conn, { command: "seq 1 100", pane_id: pane });
     const out = await run(conn, {
@@ -119,8 +96,5 @@ Deno.test("a command that clears history reports anchor_lost", async () => {
     assertEquals(out.anchor_lost, true);
     assertEquals((out.output as string[]).filter((l) => l !== "").at(-1), "after");
     await assertNoLeftovers(tmux, conn.serverPid);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
+  });
 });

@@ -2,8 +2,8 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer, textOf } from "./helpers/mcp.ts";
-import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
+import { startTmux } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -71,23 +71,9 @@ const MUTATING = [
 ];
 const DESTRUCTIVE = ["clear_pane", "kill_pane", "kill_session", "kill_window", "respawn_pane"];
 
-async function withServer(
-  args: string[],
-  body: (conn: Connection, tmux: TestTmux) => Promise<void>,
-): Promise<void> {
-  const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName, extraArgs: args });
-  try {
-    await body(conn, tmux);
-  } finally {
-    await conn.close();
-    await tmux.close();
-  }
-}
-
 Deno.test("safety tiers decide what is listed and callable", async (t) => {
   await t.step("readonly lists only inspect tools and cannot run or kill", async () => {
-    await withServer(["--safety", "readonly"], async (conn, tmux) => {
+    await withServer("stdio", { extraArgs: ["--safety", "readonly"] }, async (conn, tmux) => {
       assertEquals(await toolNames(conn), READONLY);
       for (const name of ["run_command", "send_keys", "kill_pane", "kill_session"]) {
         const result = await tool(conn, name, {
@@ -103,25 +89,28 @@ Deno.test("safety tiers decide what is listed and callable", async (t) => {
   await t.step(
     "mutating (the default) adds run and manage tools, no destructive ones",
     async () => {
-      await withServer([], async (conn) => {
+      await withServer("stdio", { extraArgs: [] }, async (conn) => {
         assertEquals(await toolNames(conn), [...READONLY, ...MUTATING].sort());
       });
     },
   );
   await t.step("destructive lists everything", async () => {
-    await withServer(["--safety", "destructive"], async (conn) => {
+    await withServer("stdio", { extraArgs: ["--safety", "destructive"] }, async (conn) => {
       assertEquals(await toolNames(conn), [...READONLY, ...MUTATING, ...DESTRUCTIVE].sort());
     });
   });
   await t.step("an unknown tier fails closed to readonly", async () => {
-    await withServer(["--safety", "all-of-it"], async (conn) => {
+    await withServer("stdio", { extraArgs: ["--safety", "all-of-it"] }, async (conn) => {
       assertEquals(await toolNames(conn), READONLY);
       assertMatch(conn.stderr(), /unknown safety tier/);
     });
   });
   await t.step("--tools and --exclude-tools pick exact names; capabilities says so", async () => {
     await withServer(
-      ["--tools", "run_command,list_panes,kill_pane", "--exclude-tools", "list_panes"],
+      "stdio",
+      {
+        extraArgs: ["--tools", "run_command,list_panes,kill_pane", "--exclude-tools", "list_panes"],
+      },
       async (conn) => {
         assertEquals(await toolNames(conn), ["run_command"]);
         const caps = await conn.client.readResource({ uri: "tmux://capabilities" });
@@ -131,7 +120,7 @@ Deno.test("safety tiers decide what is listed and callable", async (t) => {
     );
   });
   await t.step("annotations are honest", async () => {
-    await withServer(["--safety", "destructive"], async (conn) => {
+    await withServer("stdio", { extraArgs: ["--safety", "destructive"] }, async (conn) => {
       const { tools } = await conn.client.listTools();
       for (const t of tools) {
         const a = t.annotations ?? {};
@@ -145,7 +134,7 @@ Deno.test("safety tiers decide what is listed and callable", async (t) => {
 });
 
 Deno.test("an agent builds a 3-pane workspace, starts a server, waits for it, runs tests", async () => {
-  await withServer(["--safety", "destructive"], async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--safety", "destructive"] }, async (conn, tmux) => {
     const shell = "env PS1='$ ' bash --norc --noprofile";
     const dev = await ok(conn, "create_session", {
       name: "dev",
@@ -192,7 +181,7 @@ Deno.test("an agent builds a 3-pane workspace, starts a server, waits for it, ru
 });
 
 Deno.test("every tool, with its refusals", async (t) => {
-  await withServer(["--safety", "destructive"], async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--safety", "destructive"] }, async (conn, tmux) => {
     const pane = tmux.paneId;
     const session = (await tmux.run("display-message", "-p", "-t", pane, "#{session_id}")).trim();
     const window = (await tmux.run("display-message", "-p", "-t", pane, "#{window_id}")).trim();

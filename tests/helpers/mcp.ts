@@ -6,6 +6,7 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from "../deps.ts";
+import { startTmux, type TestTmux } from "./tmux.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const encoder = new TextEncoder();
@@ -185,4 +186,23 @@ export async function startServer(
 export function textOf(result: { content: Array<{ type: string; text?: string }> }): string {
   const first = result.content[0];
   return first?.type === "text" ? first.text ?? "" : "";
+}
+
+/** Runs `body` against a fresh private tmux server and a server process connected to it. */
+export async function withServer(
+  kind: TransportKind,
+  options: Omit<ServerOptions, "socketName">,
+  body: (conn: Connection, tmux: TestTmux) => Promise<void>,
+): Promise<void> {
+  const tmux = await startTmux();
+  try {
+    const conn = await startServer(kind, { ...options, socketName: tmux.socketName });
+    try {
+      await body(conn, tmux);
+    } finally {
+      await conn.close();
+    }
+  } finally {
+    await tmux.close();
+  }
 }
