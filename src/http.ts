@@ -3,7 +3,7 @@
  * - a bearer token (constant-time compare) when one is set, which it must be beyond loopback;
  * - on loopback, the Host header must name our address (DNS rebinding);
  * - a browser Origin must be this server's own;
- * - request bodies are capped; idle sessions are closed.
+ * - request bodies are capped, and so is the number of sessions; idle sessions are closed.
  *
  * @module
  */
@@ -21,6 +21,8 @@ export interface HttpOptions {
   sessionIdleSeconds?: number;
   /** Largest request body accepted, in bytes (default 4 MiB). */
   maxBodyBytes?: number;
+  /** Most sessions open at once; more get 503 (default 64). */
+  maxSessions?: number;
   /** Called once listening, with the MCP endpoint URL. */
   onListen?: (url: string) => void;
 }
@@ -124,6 +126,7 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
   const sessions = new Map<string, Session>();
   const idleMs = (options.sessionIdleSeconds ?? 1800) * 1000;
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 64;
   let boundPort = options.port;
 
   async function closeSession(id: string): Promise<void> {
@@ -164,6 +167,9 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
       if (req.method !== "POST") return jsonError(400, "bad request: no session id");
+      if (sessions.size >= maxSessions) {
+        return jsonError(503, "too many sessions: close one (DELETE) or wait for one to expire");
+      }
       return await newSession(req);
     }
     const session = sessions.get(id);

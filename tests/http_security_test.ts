@@ -120,6 +120,20 @@ Deno.test("oversized bodies get 413 and idle sessions expire", async () => {
   }, {});
 });
 
+Deno.test("sessions are capped", async () => {
+  await withHttp([], async (_conn, _tmux, url) => {
+    // The test client holds one session already.
+    const statuses: number[] = [];
+    for (let i = 0; i < 64; i++) {
+      const response = await post(url, {});
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    assertEquals(statuses.filter((s) => s === 200).length, 63);
+    assertEquals(statuses.at(-1), 503);
+  }, {});
+});
+
 Deno.test("beyond loopback without a token the server refuses to start", async () => {
   const { code, stderr } = await runServerToExit(["--allow-run=tmux", "--allow-net"], [
     "--http",
