@@ -91,6 +91,33 @@ try {
   report("run_true_p50_ms", 'run_command("true") p50', median(rt), " ms");
   report("run_true_vs_spawn", 'run_command("true") / tmux spawn', median(rt) / floor, "x");
 
+  // The same with one tmux process per command (--no-control), for the control client's share.
+  const spawning = await startServer("stdio", {
+    socketName: tmuxServer.socketName,
+    extraArgs: ["--no-control"],
+  });
+  try {
+    for (let i = 0; i < 5; i++) await runCommand(spawning, pane, "true");
+    const rtSpawn: number[] = [];
+    for (let i = 0; i < n(50); i++) {
+      rtSpawn.push(await time(() => runCommand(spawning, pane, "true")));
+    }
+    report(
+      "run_true_no_control_p50_ms",
+      'run_command("true") p50, --no-control',
+      median(rtSpawn),
+      " ms",
+    );
+    report(
+      "control_speedup",
+      "  speed-up from the control client",
+      median(rtSpawn) / median(rt),
+      "x",
+    );
+  } finally {
+    await spawning.close();
+  }
+
   // Throughput: one pane sequentially vs eight panes in parallel.
   const panes = [pane];
   for (let i = 0; i < 7; i++) panes.push(await tmuxServer.newPane());
