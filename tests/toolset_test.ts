@@ -3,7 +3,7 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
-import { startTmux } from "./helpers/tmux.ts";
+import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -291,6 +291,22 @@ Deno.test("every tool, with its refusals", async (t) => {
       assertEquals((slow.structuredContent as Json).outcome, "timeout");
       assert(progress.length >= 1, "no progress notifications");
       await refused(conn, "wait_for_text", { pane_id: pane, patterns: [] }, "Input validation");
+      // While a wait runs, a read-only watcher reports the pane's output; after, it is gone.
+      const long = ok(conn, "wait_for_text", {
+        pane_id: pane,
+        patterns: ["late-$((1))"],
+        timeout: 10,
+      });
+      await until("a watcher is attached", async () => {
+        const ps = await new Deno.Command("ps", {
+          args: ["-o", "args=", "--ppid", String(conn.serverPid)],
+          stdout: "piped",
+        }).output();
+        return new TextDecoder().decode(ps.stdout).includes("-f ignore-size,read-only");
+      });
+      await tmux.run("send-keys", "-t", pane, "echo late-$((1))", "Enter");
+      assertEquals((await long).outcome, "matched");
+      await assertNoLeftovers(tmux, conn.serverPid);
     });
 
     await t.step("show_option, show_environment, display_message", async () => {

@@ -5,6 +5,8 @@
  */
 
 import { captureSince } from "./capture.ts";
+import { queryPane } from "./target.ts";
+import { watchOutput } from "./watch.ts";
 import { TmuxError } from "./errors.ts";
 import type { TmuxSocket } from "./exec.ts";
 
@@ -17,7 +19,7 @@ export interface WaitTextOptions {
   caseSensitive: boolean;
   /** Seconds, already clamped. */
   timeout: number;
-  /** How often the pane is read, in milliseconds. */
+  /** How often the pane is read when it reports no output, in milliseconds. */
   intervalMs: number;
   signal?: AbortSignal;
   /** Count output since this capture_since cursor (e.g. from send_keys) instead of since now. */
@@ -62,19 +64,41 @@ export function compilePatterns(
   });
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
+/** Wakes a paused wait; a wake that comes while not paused is kept for the next pause. */
+class Alarm {
+  #wake: (() => void) | null = null;
+  #pending = false;
+
+  /** Wakes the current (or the next) pause. */
+  ring(): void {
+    if (this.#wake) this.#wake();
+    else this.#pending = true;
+  }
+
+  /** Resolves after `ms`, or as soon as rung or aborted. */
+  pause(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#pending) {
+      this.#pending = false;
+      return Promise.resolve();
     }
-    signal?.addEventListener("abort", done, { once: true });
-  });
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wake = null;
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wake = done;
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
 }
 
-/** Waits until a pattern shows up in new output, a stop pattern does, or the timeout passes. */
+/**
+ * Waits until a pattern shows up in new output, a stop pattern does, or the timeout passes. The
+ * pane is read again whenever it reports output (see watch.ts), and every `intervalMs` anyway.
+ */
 export async function waitForText(
   socket: TmuxSocket,
   paneId: string,
@@ -84,49 +108,55 @@ export async function waitForText(
   const flags = { regex: options.regex, caseSensitive: options.caseSensitive };
   const wanted = compilePatterns(options.patterns, flags);
   const stops = compilePatterns(options.stopPatterns, flags);
-  const elapsed = (): number => Math.round(Date.now() - started) / 1000;
+  let missed = false;
   const end = (
     outcome: WaitTextResult["outcome"],
-    pattern: string | null,
-    line: string | null,
-    missed: boolean,
+    match: { source: string; line: string } | null = null,
   ): WaitTextResult => ({
     outcome,
-    pattern,
-    line,
-    elapsed_seconds: elapsed(),
+    pattern: match?.source ?? null,
+    line: match?.line ?? null,
+    elapsed_seconds: Math.round(Date.now() - started) / 1000,
     effective_timeout: options.timeout,
     lines_missed: missed,
   });
-  const from = options.cursor ?? null;
-  let since = await captureSince(socket, paneId, from);
-  // Without a cursor, what the cursor row shows now is old; with one, all of it is new.
-  const initialLine = from === null ? since.current_line : null;
-  let missed = false;
-  let lastProgress = 0;
-  while (true) {
-    if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
-    const fresh = [...since.lines];
-    // The row under the cursor counts once it differs from what it showed when the wait began.
-    if (since.lines.length > 0 || since.current_line !== initialLine) {
-      fresh.push(since.current_line);
+  const alarm = new Alarm();
+  const { session_id: sessionId } = await queryPane(socket, paneId, ["session_id"]);
+  const unwatch = watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
+  try {
+    const from = options.cursor ?? null;
+    let since = await captureSince(socket, paneId, from);
+    // Without a cursor, what the cursor row shows now is old; with one, all of it is new.
+    const initialLine = from === null ? since.current_line : null;
+    let lastProgress = 0;
+    while (true) {
+      if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
+      const fresh = [...since.lines];
+      // The row under the cursor counts once it differs from what it showed when the wait began.
+      if (since.lines.length > 0 || since.current_line !== initialLine) {
+        fresh.push(since.current_line);
+      }
+      for (const line of fresh) {
+        const stop = stops.find((p) => p.test(line));
+        if (stop) return end("stopped", { source: stop.source, line });
+        const hit = wanted.find((p) => p.test(line));
+        if (hit) return end("matched", { source: hit.source, line });
+      }
+      if (since.alternate_on) return end("alternate_screen");
+      const waited = Date.now() - started;
+      if (waited >= options.timeout * 1000) return end("timeout");
+      if (options.onProgress && waited - lastProgress >= 1000) {
+        lastProgress = waited;
+        options.onProgress(waited / 1000);
+      }
+      await alarm.pause(
+        Math.min(options.intervalMs, options.timeout * 1000 - waited),
+        options.signal,
+      );
+      since = await captureSince(socket, paneId, since.cursor);
+      missed ||= since.lines_missed;
     }
-    for (const line of fresh) {
-      const stop = stops.find((p) => p.test(line));
-      if (stop) return end("stopped", stop.source, line, missed);
-      const hit = wanted.find((p) => p.test(line));
-      if (hit) return end("matched", hit.source, line, missed);
-    }
-    if (since.alternate_on) return end("alternate_screen", null, null, missed);
-    const waited = Date.now() - started;
-    if (waited >= options.timeout * 1000) return end("timeout", null, null, missed);
-    if (options.onProgress && waited - lastProgress >= 1000) {
-      lastProgress = waited;
-      options.onProgress(waited / 1000);
-    }
-    await sleep(Math.min(options.intervalMs, options.timeout * 1000 - waited), options.signal);
-    const cursor = since.cursor;
-    since = await captureSince(socket, paneId, cursor);
-    missed ||= since.lines_missed;
+  } finally {
+    await unwatch();
   }
 }

@@ -414,7 +414,7 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
         caseSensitive: args.case_sensitive,
         timeout,
         cursor: args.cursor ?? null,
-        intervalMs: 50,
+        intervalMs: 250,
         signal: extra.signal,
         onProgress: token === undefined ? undefined : (elapsed) => {
           extra.sendNotification({

@@ -24,8 +24,9 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
     stderr: "null",
   }).output();
   for (const line of decoder.decode(ps.stdout).split("\n")) {
-    // The control client (tmux -C attach-session) is meant to stay; anything else is left over.
-    if (/\btmux\b/.test(line) && !/ -C attach-session /.test(line)) {
+    // The command channel (a no-output control client) is meant to stay; anything else,
+    // an output watcher included, is left over once calls are done.
+    if (/\btmux\b/.test(line) && !/ -C attach-session -f no-output,ignore-size /.test(line)) {
       found.push(`child process ${line.trim()}`);
     }
   }
