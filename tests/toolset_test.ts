@@ -294,7 +294,7 @@ Deno.test("every tool, with its refusals", async (t) => {
       // While a wait runs, a read-only watcher reports the pane's output; after, it is gone.
       const long = ok(conn, "wait_for_text", {
         pane_id: pane,
-        patterns: ["late-$((1))"],
+        patterns: ["late-1"],
         timeout: 10,
       });
       await until("a watcher is attached", async () => {
