@@ -12,6 +12,7 @@ import {
   listPanes,
   listSessions,
   literal,
+  type Pane,
   runTmux,
   THEN,
   TmuxError,
@@ -23,15 +24,11 @@ import { socketNameSchema } from "./schemas.ts";
 
 const killed = { killed: z.string() };
 
-/** Refuses when the panes about to go include the one this server runs in. */
-async function refuseOwn(
-  context: ToolContext,
-  socket: TmuxSocket,
-  doomed: (pane: { pane_id: string; window_id: string; session_id: string }) => boolean,
-): Promise<void> {
+/** Refuses when the panes about to go (among `panes`) include the one this server runs in. */
+function refuseOwn(context: ToolContext, panes: Pane[], doomed: (pane: Pane) => boolean): void {
   const own = context.config.ownPane;
   if (own === null) return;
-  const pane = (await listPanes(socket)).find((p) => p.pane_id === own);
+  const pane = panes.find((p) => p.pane_id === own);
   if (pane && doomed(pane)) {
     throw new TmuxError(
       "invalid_argument",
@@ -66,7 +63,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
       const socket = socketFor(context, args.socket_name);
       const id = checkId("session_id", args.session_id);
       await refuseLastSession(socket, id);
-      await refuseOwn(context, socket, (p) => p.session_id === id);
+      refuseOwn(context, await listPanes(socket), (p) => p.session_id === id);
       await runTmux(socket, ["kill-session", "-t", id]);
       return { killed: id };
     },
@@ -91,7 +88,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
           `refused: ${id} is the last window; the server would end`,
         );
       }
-      await refuseOwn(context, socket, (p) => p.window_id === id);
+      refuseOwn(context, panes, (p) => p.window_id === id);
       await runTmux(socket, ["kill-window", "-t", id]);
       return { killed: id };
     },
@@ -116,7 +113,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
           `refused: ${id} is the last pane; the server would end`,
         );
       }
-      await refuseOwn(context, socket, (p) => p.pane_id === id);
+      refuseOwn(context, panes, (p) => p.pane_id === id);
       await runTmux(socket, ["kill-pane", "-t", id]);
       return { killed: id };
     },
@@ -164,7 +161,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
           `pane ${pane.pane_id} is alive; pass kill: true to restart it`,
         );
       }
-      await refuseOwn(context, socket, (p) => p.pane_id === pane.pane_id);
+      refuseOwn(context, [pane], () => true);
       const argv = ["respawn-pane", "-t", pane.pane_id];
       if (args.kill) argv.push("-k");
       if (args.start_directory != null) argv.push("-c", literal(args.start_directory));
