@@ -8,6 +8,7 @@ import { TmuxError } from "./errors.ts";
 import { runTmux } from "./command.ts";
 import type { TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
+import { queryPane } from "./target.ts";
 
 type Kind = "string" | "int" | "bool";
 type Spec = Record<string, Kind>;
@@ -103,11 +104,10 @@ export function listPanes(socket: TmuxSocket): Promise<Pane[]> {
   return list(socket, ["list-panes", "-a"], PANE_FIELDS);
 }
 
-/** One pane by id. */
+/** One pane by id (asked of that pane alone, not found among all of them). */
 export async function getPane(socket: TmuxSocket, paneId: string): Promise<Pane> {
-  const pane = (await listPanes(socket)).find((p) => p.pane_id === paneId);
-  if (!pane) throw new TmuxError("not_found", `can't find pane: ${paneId}`);
-  return pane;
+  const fields = Object.keys(PANE_FIELDS).filter((field) => field !== "pane_id");
+  return convert(PANE_FIELDS, await queryPane(socket, paneId, fields));
 }
 
 /** One window by id. */
