@@ -250,6 +250,29 @@ function suite(kind: TransportKind): void {
         assertEquals(structured(b).output, ["second"]);
         await assertNoLeftovers(tmux, conn.serverPid);
       });
+
+      await t.step(
+        "ten queued calls on one pane: each output exact, pane path put back",
+        async () => {
+          const before = await tmux.run("display-message", "-p", "-t", pane, "#{pane_path}");
+          const results = await Promise.all(
+            Array.from(
+              { length: 10 },
+              (_, i) => call(conn, { command: `echo q${i}`, pane_id: pane }),
+            ),
+          );
+          assertEquals(
+            results.map((r) => structured(r).output),
+            range(0, 9).map((i) => [`q${i}`]),
+          );
+          await until(
+            "the last trailer to put the pane path back",
+            async () =>
+              await tmux.run("display-message", "-p", "-t", pane, "#{pane_path}") === before,
+          );
+          await assertNoLeftovers(tmux, conn.serverPid);
+        },
+      );
     } finally {
       await conn.close();
       await tmux.close();

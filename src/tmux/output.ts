@@ -10,25 +10,40 @@ const TYPED_ROWS_MAX = 256;
 /**
  * Index of the first line after the typed line, or -1 when the typed line is not in `lines`. The
  * typed line is found by its channel name (unique per call); rows that a line editor broke without
- * tmux's wrap flag still concatenate back to the typed text.
+ * tmux's wrap flag still concatenate back to the typed text. Text that reaches a shell before its
+ * line editor has taken the terminal is echoed twice, by the terminal and again after the prompt;
+ * no output can come between the two (the command has not been read yet), so a second copy right
+ * after the first is skipped too.
  */
 export function outputStart(lines: readonly string[], typedLine: string, channel: string): number {
   const first = lines.findIndex((line) => line.includes(channel));
   if (first < 0) return -1;
   const typed = typedLine.trim();
-  const last = Math.min(lines.length - 1, first + TYPED_ROWS_MAX);
-  for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX); from--) {
-    let joined = "";
-    for (let i = from; i <= last; i++) {
-      joined += lines[i];
-      if (joined.includes(typed)) return i + 1;
-      if (joined.length > typed.length * 2 + 1024) break;
+  let end = -1;
+  for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX) && end < 0; from--) {
+    end = typedEnd(lines, from, typed);
+  }
+  if (end < 0) {
+    const last = Math.min(lines.length - 1, first + TYPED_ROWS_MAX);
+    for (let i = last; i >= first; i--) {
+      if (lines[i].includes("; exit $s)")) return i + 1;
     }
+    return first + 1;
   }
-  for (let i = last; i >= first; i--) {
-    if (lines[i].includes("; exit $s)")) return i + 1;
+  const again = typedEnd(lines, end, typed);
+  return again < 0 ? end : again;
+}
+
+/** When the rows from `from` on join up to contain `typed`: the index after the last of them. */
+function typedEnd(lines: readonly string[], from: number, typed: string): number {
+  const last = Math.min(lines.length - 1, from + TYPED_ROWS_MAX);
+  let joined = "";
+  for (let i = from; i <= last; i++) {
+    joined += lines[i];
+    if (joined.includes(typed)) return i + 1;
+    if (joined.length > typed.length * 2 + 1024) break;
   }
-  return first + 1;
+  return -1;
 }
 
 /** The result of {@linkcode truncateTail}. */

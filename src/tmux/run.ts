@@ -31,6 +31,9 @@ interface Orphan {
 export interface Runner {
   locks: KeyedLock;
   orphans: Map<string, Orphan[]>;
+  /** Per pane, where the last finished call's output ended: until the cursor leaves that spot, the
+   * shell has not drawn its prompt yet. */
+  lastEnds: Map<string, Position>;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
   stop: AbortController;
   inFlight: Set<Promise<unknown>>;
@@ -41,6 +44,7 @@ export function createRunner(): Runner {
   return {
     locks: createKeyedLock(),
     orphans: new Map(),
+    lastEnds: new Map(),
     stop: new AbortController(),
     inFlight: new Set(),
   };
@@ -179,7 +183,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     lines_missed: false,
     anchor_lost: false,
   };
-  const release = await acquire(runner.locks, lockKey(socket, paneId), {
+  const key = lockKey(socket, paneId);
+  const release = await acquire(runner.locks, key, {
     deadline: started + request.timeout * 1000,
     signal: request.signal,
   });
@@ -192,7 +197,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   }
   try {
     await sweepOrphans(runner, socket, paneId);
-    const state = await idleState(socket, paneId);
+    const state = await idleState(socket, paneId, runner.lastEnds.get(key));
+    runner.lastEnds.delete(key);
     if (state.pane_dead === "1") {
       throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
     }
@@ -238,7 +244,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       names,
       paneId,
       socketPath: state.socket_path,
-      panePath: state.pane_path,
+      // A trailer that never got to put the path back (its shell was killed) left its marker.
+      panePath: isEndMarker(state.pane_path) ? "" : state.pane_path,
       suppressHistory: request.suppressHistory,
       inline,
     });
@@ -297,6 +304,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     }
     const { status, end, now } = await readTrailer(socket, paneId, names);
     const cut = await collectOutput({ ...collect, end, now });
+    rememberEnd(runner, key, now);
     return {
       ...base,
       ...shapeOutput(cut, request.maxLines),
@@ -318,22 +326,54 @@ function foreground(state: PaneState): ReturnType<typeof classifyProcess> {
   return state[RUNNING_OPTION] === "" ? classifyProcess(state.pane_current_command) : "other";
 }
 
-/** How long a pane that is not at its shell is watched for getting there, in steps of 10 ms. */
-const IDLE_TRIES = 10;
+/** How long, in ms, a pane that is not at an idle shell is watched for getting there. */
+const IDLE_WAIT_MS = 150;
+
+/** Where a trailer's OSC 7 end marker shows in `#{pane_path}` until it puts the path back. */
+function isEndMarker(path: string): boolean {
+  return /^tmux_mcp_[0-9a-f]{16}$/.test(path);
+}
 
 /**
- * The pane's state, looked at again for a moment when it is not at an idle shell: right after a
- * command the shell takes the terminal back, and until then tmux names the pane by its start
- * command (e.g. "env" for `env X=1 bash`) or sees our wrapper still finishing.
+ * The pane's state, looked at again for a moment when it is not at an idle shell yet. Right after
+ * a command the shell takes the terminal back: until then tmux names the pane by its start
+ * command (e.g. "env" for `env X=1 bash`), or a trailer of ours is still finishing (its end marker
+ * is the pane path, or the cursor still sits where the last output ended, before the prompt).
+ * Text typed before the line editor is back would be echoed twice.
  */
-async function idleState(socket: TmuxSocket, paneId: string): Promise<PaneState> {
+async function idleState(
+  socket: TmuxSocket,
+  paneId: string,
+  lastEnd: Position | undefined,
+): Promise<PaneState> {
+  const waitUntil = Date.now() + IDLE_WAIT_MS;
   let state = await queryPane(socket, paneId, STATE_FIELDS);
-  for (let i = 0; i < IDLE_TRIES && foreground(state) === "other"; i++) {
+  for (
+    let step = 1;
+    !ready(state, lastEnd) && Date.now() < waitUntil;
+    step = Math.min(step * 2, 10)
+  ) {
     if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, step));
     state = await queryPane(socket, paneId, STATE_FIELDS);
   }
   return state;
+}
+
+function ready(state: PaneState, lastEnd: Position | undefined): boolean {
+  if (foreground(state) === "other" || isEndMarker(state.pane_path)) return false;
+  return lastEnd === undefined || String(lastEnd.history) !== state.history_size ||
+    String(lastEnd.y) !== state.cursor_y || String(lastEnd.x) !== state.cursor_x;
+}
+
+/** Panes remembered by {@linkcode rememberEnd} at most; the oldest is forgotten first. */
+const LAST_ENDS_MAX = 1024;
+
+function rememberEnd(runner: Runner, key: string, end: Position): void {
+  runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
+  if (runner.lastEnds.size > LAST_ENDS_MAX) {
+    runner.lastEnds.delete(runner.lastEnds.keys().next().value!);
+  }
 }
 
 const SETTLE_TRIES = 400;

@@ -57,3 +57,10 @@ Deno.test("cutAtCursor drops what follows the cursor on the last row", () => {
   assertEquals(cutAtCursor(["xxxxyy$"], "yy$", 2), ["xxxxyy"]);
   assertEquals(cutAtCursor(["other"], "row", 1), ["other"]);
 });
+
+Deno.test("outputStart skips the second echo of a line typed before the prompt was ready", () => {
+  const lines = ["first", TYPED.trim(), `$ ${TYPED}`, "second", "$"];
+  assertEquals(outputStart(lines, TYPED, "tmux_mcp_ab"), 3);
+  // Output that merely follows the typed line is not taken for a second echo.
+  assertEquals(outputStart(["$ " + TYPED, "tmux_mcp_ab"], TYPED, "tmux_mcp_ab"), 1);
+});
