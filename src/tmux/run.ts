@@ -249,12 +249,6 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       suppressHistory: request.suppressHistory,
       inline,
     });
-    const waiter = spawnTmux(socket, ["wait-for", names.channel]);
-    /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
-    const abandon = async (): Promise<void> => {
-      await waiter.kill();
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
-    };
     const paste = [
       ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, THEN],
       ...["set-buffer", "-b", names.pasteBuffer, "--", typed, THEN],
@@ -268,11 +262,25 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         inline ? {} : { stdin: request.command },
       );
     } catch (error) {
-      await abandon();
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
       await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
         .catch(() => {});
       throw error;
     }
+    // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
+    // the waiter arrives is kept by tmux until it does.
+    let waiter: TmuxChild;
+    try {
+      waiter = spawnTmux(socket, ["wait-for", names.channel]);
+    } catch (error) {
+      addOrphan(runner, socket, paneId, names);
+      throw error;
+    }
+    /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
+    const abandon = async (): Promise<void> => {
+      await waiter.kill();
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+    };
     const progress = request.onProgress
       ? progressReporter(request, { anchor, typed, names, started })
       : undefined;
@@ -329,6 +337,9 @@ function foreground(state: PaneState): ReturnType<typeof classifyProcess> {
 /** How long, in ms, a pane that is not at an idle shell is watched for getting there. */
 const IDLE_WAIT_MS = 150;
 
+/** Looks taken back to back before sleeping between them: a shell is usually back within 2 ms. */
+const IDLE_QUICK_LOOKS = 8;
+
 /** Where a trailer's OSC 7 end marker shows in `#{pane_path}` until it puts the path back. */
 function isEndMarker(path: string): boolean {
   return /^tmux_mcp_[0-9a-f]{16}$/.test(path);
@@ -348,13 +359,12 @@ async function idleState(
 ): Promise<PaneState> {
   const waitUntil = Date.now() + IDLE_WAIT_MS;
   let state = await queryPane(socket, paneId, STATE_FIELDS);
-  for (
-    let step = 1;
-    !ready(state, lastEnd) && Date.now() < waitUntil;
-    step = Math.min(step * 2, 10)
-  ) {
+  for (let look = 1; !ready(state, lastEnd) && Date.now() < waitUntil; look++) {
     if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
-    await new Promise((resolve) => setTimeout(resolve, step));
+    if (look > IDLE_QUICK_LOOKS) {
+      const sleep = Math.min(2 ** (look - IDLE_QUICK_LOOKS - 1), 10);
+      await new Promise((resolve) => setTimeout(resolve, sleep));
+    }
     state = await queryPane(socket, paneId, STATE_FIELDS);
   }
   return state;
