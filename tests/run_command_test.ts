@@ -177,6 +177,16 @@ function suite(kind: TransportKind): void {
         assert(!(await screen(tmux, pane)).includes("should not run"), "the command was typed");
       });
 
+      await t.step("text left unsent at the prompt is not run with the command", async () => {
+        await tmux.run("send-keys", "-t", pane, "-l", "echo LEFT_AT_PROMPT; ");
+        await until(
+          "the unsent text to show",
+          async () => (await screen(tmux, pane)).includes("echo LEFT_AT_PROMPT; "),
+        );
+        const out = structured(await run("echo ran"));
+        assertEquals([out.exit_status, out.output], [0, ["ran"]]);
+      });
+
       await t.step("a pane running sleep 100 gives started false", async () => {
         const sleeping = await tmux.newPane("sleep 100");
         const result = await call(conn, { command: "echo nope", pane_id: sleeping });
@@ -188,6 +198,13 @@ function suite(kind: TransportKind): void {
 
       await t.step("a non-POSIX shell is refused", async () => {
         const fish = await tmux.newPane("exec -a fish bash --norc --noprofile");
+        // tmux starts the command through sh, which is a POSIX shell until the exec.
+        await until(
+          "the pane to run fish",
+          async () =>
+            (await tmux.run("display-message", "-p", "-t", fish, "#{pane_current_command}"))
+              .trim() === "fish",
+        );
         const result = await call(conn, { command: "echo nope", pane_id: fish });
         assertEquals(result.isError, true);
         assertMatch(textOf(result), /^unsupported_shell: /);

@@ -42,6 +42,9 @@ for (const [name, command] of Object.entries(SHELLS)) {
         assertEquals(noNewline.output, ["abc"]);
         const multi = await run({ command: "echo one\necho two", suppress_history: false });
         assertEquals(multi.output, ["one", "two"]);
+        await tmux.run("send-keys", "-t", pane, "-l", "echo LEFT_AT_PROMPT; ");
+        const unsent = await run({ command: "echo ran" });
+        assertEquals(unsent.output, ["ran"]);
         await assertNoLeftovers(tmux, conn.serverPid);
       });
     },

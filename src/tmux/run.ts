@@ -249,9 +249,12 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       suppressHistory: request.suppressHistory,
       inline,
     });
+    // C-u first: text someone left unsent at the prompt would otherwise prefix our line (line
+    // editors keep it in their kill ring; without one, the terminal's kill character drops it).
     const paste = [
       ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, THEN],
       ...["set-buffer", "-b", names.pasteBuffer, "--", typed, THEN],
+      ...["send-keys", "-t", paneId, "C-u", THEN],
       ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId, THEN],
       ...["send-keys", "-t", paneId, "Enter"],
     ];
