@@ -9,7 +9,7 @@ import { configFromFlags } from "./src/config.ts";
 import { StdioServerTransport } from "./src/deps.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http.ts";
-import { checkTmux, createServer, createToolContext, stopToolContext } from "./src/server.ts";
+import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
 function listenError(error: unknown, http: { host: string; port: number }): string {
@@ -75,12 +75,11 @@ async function main(args: string[]): Promise<number> {
     stopTransport = () => http.shutdown();
     await http.finished;
   } else {
-    const server = createServer(context);
+    const server = await connectServer(context, new StdioServerTransport());
     const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
     stopTransport = () => server.close();
     // The SDK's stdio transport does not notice the client going away; end of input is that signal.
     process.stdin.on("end", stop);
-    await server.connect(new StdioServerTransport());
     await closed;
   }
   await stop();

@@ -17,9 +17,12 @@ export { isInitializeRequest } from "npm:@modelcontextprotocol/sdk@1.32.2/types.
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 export type {
   CallToolResult,
+  JSONRPCMessage,
   ServerNotification,
   ServerRequest,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/transport"
+export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol"
 export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol.js";
 export { z } from "npm:zod@4.6.7";

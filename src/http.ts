@@ -9,7 +9,7 @@
  */
 
 import { type McpServer, WebStandardStreamableHTTPServerTransport } from "./deps.ts";
-import { createServer, type ToolContext } from "./server.ts";
+import { connectServer, type ToolContext } from "./server.ts";
 
 /** Options for {@linkcode serveHttp}. */
 export interface HttpOptions {
@@ -137,20 +137,21 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
   }
 
   async function newSession(req: Request): Promise<Response> {
-    const server = createServer(context);
     let sessionId: string | null = null;
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      maxRequestBodySize: maxBody,
-      sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => {
-        sessionId = id;
-        sessions.set(id, { transport, server, lastSeen: Date.now() });
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    await server.connect(transport);
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        maxRequestBodySize: maxBody,
+        sessionIdGenerator: () => crypto.randomUUID(),
+        // Called from handleRequest below, once the server is connected.
+        onsessioninitialized: (id) => {
+          sessionId = id;
+          sessions.set(id, { transport, server, lastSeen: Date.now() });
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+        },
+      });
+    const server = await connectServer(context, transport);
     const response = await transport.handleRequest(req);
     if (sessionId === null) await server.close().catch(() => {});
     return response;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { McpServer } from "./deps.ts";
+import { McpServer, type Transport } from "./deps.ts";
 import {
   closeControlClients,
   createRunner,
@@ -12,7 +12,13 @@ import {
   TmuxError,
   tmuxVersion,
 } from "./tmux/mod.ts";
-import { registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
+import {
+  allowedToolNames,
+  registerTools,
+  type ServerConfig,
+  type ToolContext,
+} from "./tools/mod.ts";
+import { rejectUnknownTools } from "./tool_guard.ts";
 import { SERVER_INFO } from "./version.ts";
 
 export type { ServerConfig, ToolContext } from "./tools/mod.ts";
@@ -22,14 +28,21 @@ export function createToolContext(config: ServerConfig): ToolContext {
   return { config, runner: createRunner() };
 }
 
-/** Makes one MCP server (one per session) over a shared context. */
-export function createServer(context: ToolContext): McpServer {
+/**
+ * Makes one MCP server (one per session) over a shared context and connects it to a transport,
+ * which answers calls to tools the policy does not offer with a JSON-RPC error.
+ */
+export async function connectServer(
+  context: ToolContext,
+  transport: Transport,
+): Promise<McpServer> {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { logging: {} },
     instructions: "Drive tmux: run_command runs a shell command in a pane and returns its exit " +
       "status and output.",
   });
   registerTools(server, context);
+  await server.connect(rejectUnknownTools(transport, allowedToolNames(context)));
   return server;
 }
 

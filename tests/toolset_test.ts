@@ -2,7 +2,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
+import { type Connection, rejection, startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
@@ -71,16 +71,28 @@ const MUTATING = [
 ];
 const DESTRUCTIVE = ["clear_pane", "kill_pane", "kill_session", "kill_window", "respawn_pane"];
 
+for (const kind of ["stdio", "http"] as const) {
+  Deno.test(`an unknown tool is a JSON-RPC error over ${kind}, and the server keeps serving`, async () => {
+    await withServer(kind, {}, async (conn) => {
+      const unknown = await rejection(tool(conn, "no_such_tool", {}));
+      assertEquals(unknown.code, -32602);
+      assertMatch(unknown.message, /unknown tool: no_such_tool/);
+      const hostile = await rejection(tool(conn, "$(rm -rf ~)", {}));
+      assertEquals(hostile.code, -32602);
+      assert(!hostile.message.includes("rm -rf"), "the rejected name was echoed");
+      await ok(conn, "list_sessions");
+    });
+  });
+}
+
 Deno.test("safety tiers decide what is listed and callable", async (t) => {
   await t.step("readonly lists only inspect tools and cannot run or kill", async () => {
     await withServer("stdio", { extraArgs: ["--safety", "readonly"] }, async (conn, tmux) => {
       assertEquals(await toolNames(conn), READONLY);
       for (const name of ["run_command", "send_keys", "kill_pane", "kill_session"]) {
-        const result = await tool(conn, name, {
-          command: "touch /nonexistent",
-          pane_id: tmux.paneId,
-        });
-        assertEquals(result.isError, true, `${name} callable on a readonly server`);
+        const call = tool(conn, name, { command: "touch /nonexistent", pane_id: tmux.paneId });
+        // Not offered at all: the JSON-RPC invalid-params error, as for any unknown tool.
+        assertEquals((await rejection(call)).code, -32602, `${name} callable on a readonly server`);
       }
       const screen = await tmux.run("capture-pane", "-p", "-t", tmux.paneId);
       assert(!screen.includes("touch"), "something was typed");

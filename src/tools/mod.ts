@@ -7,6 +7,7 @@
 import type { McpServer } from "../deps.ts";
 import type { ToolContext } from "./context.ts";
 import { type AnyToolSpec, registerSpec } from "./define.ts";
+import { allowed } from "./policy.ts";
 import { DESTROY_TOOLS } from "./destroy.ts";
 import { INSPECT_TOOLS } from "./inspect.ts";
 import { MANAGE_TOOLS } from "./manage.ts";
@@ -23,6 +24,13 @@ export const ALL_TOOLS: AnyToolSpec[] = [
   ...MANAGE_TOOLS,
   ...DESTROY_TOOLS,
 ];
+
+/** The names of the tools the policy allows: the only ones listed and callable. */
+export function allowedToolNames(context: ToolContext): Set<string> {
+  return new Set(
+    ALL_TOOLS.filter((spec) => allowed(spec, context.config.policy)).map((spec) => spec.name),
+  );
+}
 
 /** Registers every tool the policy allows, the resources and the prompts. */
 export function registerTools(server: McpServer, context: ToolContext): void {

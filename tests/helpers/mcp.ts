@@ -206,3 +206,17 @@ export async function withServer(
     await tmux.close();
   }
 }
+
+/** The JSON-RPC error a call was rejected with (fails when the call was answered). */
+export async function rejection(
+  call: Promise<unknown>,
+): Promise<{ code: number; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "number") return { code, message: String((error as Error).message) };
+    throw error;
+  }
+  throw new Error("the call was answered, not rejected");
+}
