@@ -12,6 +12,8 @@
  * @module
  */
 
+import { LINEAR_REGEX_V8_FLAGS } from "../src/tmux/regex.ts";
+
 import { parseArgs } from "node:util";
 
 /** The targets a release ships. */
@@ -83,7 +85,12 @@ export async function baseFor(target: string): Promise<{ ok: boolean; how: strin
 export async function compileTarget(target: string, outDir: string): Promise<string> {
   const output = `${outDir}/tmux-mcp-${target}`;
   const result = await new Deno.Command(Deno.execPath(), {
-    args: ["compile", ...BINARY_PERMISSIONS, "--target", target, "-o", output, MAIN],
+    args: [
+      "compile",
+      ...BINARY_PERMISSIONS,
+      `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`,
+      ...["--target", target, "-o", output, MAIN],
+    ],
     stdout: "inherit",
     stderr: "piped",
   }).output();

@@ -5,6 +5,7 @@
  */
 
 import { captureSince } from "./capture.ts";
+import { compileUserRegex } from "./regex.ts";
 import { queryPane } from "./target.ts";
 import { watchOutput } from "./watch.ts";
 import { TmuxError } from "./errors.ts";
@@ -45,15 +46,7 @@ export function compilePatterns(
 ): Array<{ source: string; test: (line: string) => boolean }> {
   return patterns.map((source) => {
     if (options.regex) {
-      let re: RegExp;
-      try {
-        re = new RegExp(source, options.caseSensitive ? "" : "i");
-      } catch (error) {
-        throw new TmuxError(
-          "invalid_argument",
-          `bad regular expression ${JSON.stringify(source)}: ${(error as Error).message}`,
-        );
-      }
+      const re = compileUserRegex(source, options);
       return { source, test: (line: string) => re.test(line) };
     }
     const needle = options.caseSensitive ? source : source.toLowerCase();

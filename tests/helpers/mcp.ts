@@ -7,8 +7,11 @@ import {
   type Transport,
 } from "../deps.ts";
 import { startTmux, type TestTmux } from "./tmux.ts";
+import { LINEAR_REGEX_V8_FLAGS } from "../../src/tmux/regex.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** As `deno task start` runs the server. */
+export const V8_FLAGS = `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`;
 const encoder = new TextEncoder();
 
 /** Which transport a suite drives. */
@@ -86,7 +89,7 @@ function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildPro
   const permissions = options.permissions ??
     (kind === "stdio" ? ["--allow-run=tmux"] : ["--allow-run=tmux", "--allow-net=127.0.0.1"]);
   const [program, ...programArgs] = options.program ??
-    [Deno.execPath(), "run", "--quiet", "--no-prompt", ...permissions, MAIN];
+    [Deno.execPath(), "run", "--quiet", "--no-prompt", V8_FLAGS, ...permissions, MAIN];
   const args = [
     ...programArgs,
     "--socket-name",
@@ -131,7 +134,7 @@ export async function runServerToExit(
   args: string[],
 ): Promise<{ code: number; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", ...permissions, MAIN, ...args],
+    args: ["run", "--quiet", "--no-prompt", V8_FLAGS, ...permissions, MAIN, ...args],
     stdin: "null",
     stdout: "null",
     stderr: "piped",
