@@ -98,3 +98,23 @@ Deno.test("a command that clears history reports anchor_lost", async () => {
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("a prompt that scrolls the pane as it is drawn never leaks into output", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    // Three rows of prompt, drawn while the server may still be capturing the last output.
+    const pane = await tmux.newPane("env PS1='one\\ntwo\\n$ ' bash --norc --noprofile");
+    await until(
+      "the prompt",
+      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).includes("two"),
+    );
+    const wrong: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const out = await run(conn, { command: `echo a${i}; echo b${i}`, pane_id: pane });
+      if (JSON.stringify(out.output) !== JSON.stringify([`a${i}`, `b${i}`])) {
+        wrong.push(`${i}: ${JSON.stringify(out.output)}`);
+      }
+    }
+    assertEquals(wrong, []);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
