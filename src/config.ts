@@ -7,6 +7,7 @@
 import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
+import { randomHex } from "./hex.ts";
 
 /** HTTP settings. */
 export interface HttpConfig {
@@ -120,8 +121,7 @@ export function configFromFlags(flags: Flags): StartConfig {
 
 /** A random bearer token (256 bits, hex). */
 export function generateToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return randomHex(32);
 }
 
 /** Whether a host name is a loopback address. */

@@ -21,6 +21,7 @@ import {
   isInlineSafe,
   RUNNING_OPTION,
 } from "./shell.ts";
+import { randomHex } from "../hex.ts";
 
 /** A call whose wait was given up while its command may still finish and run its trailer. */
 interface Orphan {
@@ -143,11 +144,6 @@ function parsePosition(record: Record<(typeof POSITION_FIELDS)[number], string>)
   };
 }
 
-function randomNonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 function lockKey(socket: TmuxSocket, paneId: string): string {
   return `${socket.socketName ?? ""}\x00${paneId}`;
 }
@@ -238,7 +234,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       x: intField(state.cursor_x, "cursor_x"),
       pid: intField(state.pane_pid, "pane_pid"),
     };
-    const names = callNames(randomNonce());
+    const names = callNames(randomHex(8));
     const inline = isInlineSafe(request.command);
     const typed = buildTypedLine(request.command, {
       names,

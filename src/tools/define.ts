@@ -16,6 +16,7 @@ import { z } from "../deps.ts";
 import type { ToolContext } from "./context.ts";
 import { allowed, type Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
+import { toHex } from "../hex.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -98,8 +99,7 @@ const LOGGED = ["pane_id", "window_id", "session_id", "socket_name"];
 
 async function digest(text: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(hash).slice(0, 8), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
+  return toHex(new Uint8Array(hash).slice(0, 8));
 }
 
 /** One JSON line on stderr per call; command text is reduced to its length and a hash. */
