@@ -5,9 +5,39 @@
  * @module
  */
 
-import { CONTROL_EXITED, controlSafe, runControl } from "./control.ts";
+import { CONTROL_EXITED, CONTROL_FORGED, controlSafe, runControl } from "./control.ts";
 import { TmuxError } from "./errors.ts";
-import { type RunTmuxOptions, spawnRun, type TmuxSocket } from "./exec.ts";
+import { type RunTmuxOptions, spawnRun, THEN, type TmuxSocket } from "./exec.ts";
+
+/** Commands that change nothing, so running them again is harmless. */
+const QUERIES = new Set([
+  "capture-pane",
+  "display-message",
+  "has-session",
+  "list-buffers",
+  "list-clients",
+  "list-panes",
+  "list-sessions",
+  "list-windows",
+  "show-buffer",
+  "show-environment",
+  "show-options",
+]);
+
+function commandsOf(args: readonly string[]): string[][] {
+  const commands: string[][] = [[]];
+  for (const arg of args) {
+    if (arg === THEN) commands.push([]);
+    else commands[commands.length - 1].push(arg);
+  }
+  return commands;
+}
+
+/** The query commands (see {@linkcode QUERIES}) of a THEN-chained list, chained again. */
+export function queriesOf(args: readonly string[]): string[] {
+  const queries = commandsOf(args).filter((command) => QUERIES.has(command[0]));
+  return queries.flatMap((command, i) => i === 0 ? command : [THEN, ...command]);
+}
 
 /** Runs a tmux command (or a THEN-chained list) and returns its standard output. */
 export async function runTmux(
@@ -20,8 +50,22 @@ export async function runTmux(
       const output = await runControl(socket, args);
       if (output !== null) return output;
     } catch (error) {
-      // A control client that went away mid-command (its session was killed, say): spawn.
-      if (!(error instanceof TmuxError && error.message === CONTROL_EXITED)) throw error;
+      if (!(error instanceof TmuxError)) throw error;
+      // The line ran but pane content forged its output: ask the queries again.
+      if (error.message === CONTROL_FORGED) {
+        const queries = queriesOf(args);
+        return queries.length === 0 ? "" : await spawnRun(socket, queries, options);
+      }
+      if (error.message !== CONTROL_EXITED) throw error;
+      // The control client went away mid-command (its session was killed, say). A line of
+      // queries is asked again; anything else may have run already, and running it twice could
+      // type a command twice.
+      if (queriesOf(args).length !== args.length) {
+        throw new TmuxError(
+          "tmux_unavailable",
+          "the connection to tmux closed while the command ran; it may or may not have run",
+        );
+      }
     }
   }
   return await spawnRun(socket, args, options);

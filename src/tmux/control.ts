@@ -57,6 +57,9 @@ interface Control {
 /** The message of the error that commands in flight get when the control client goes away. */
 export const CONTROL_EXITED = "tmux control client exited";
 
+/** The message of the error for a command that ran but whose output was forged by pane content. */
+export const CONTROL_FORGED = "tmux control output was forged";
+
 function controlExited(): TmuxError {
   return new TmuxError("tmux_unavailable", CONTROL_EXITED);
 }
@@ -120,7 +123,8 @@ async function readLoop(control: Control, key: string): Promise<void> {
         control.queue.shift();
         if (done.lines.length !== 1 || done.lines[0] !== pending.nonce) {
           // Pane content (or a path, a title) imitated the protocol: nothing read here is trusted.
-          pending.reject(controlExited());
+          // The whole line did run (tmux runs a line at once), only its output is lost.
+          pending.reject(new TmuxError("tmux_unavailable", CONTROL_FORGED));
           fail(control, controlExited());
           try {
             control.child.kill("SIGTERM");
