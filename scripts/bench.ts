@@ -63,6 +63,16 @@ async function countingTmux(): Promise<{ dir: string; log: string; count(): numb
   return { dir, log, count: () => Deno.readTextFileSync(log).split("\n").length - 1 };
 }
 
+/** CPU time the whole machine spent busy so far (user, nice, system, irq, softirq), in ms. */
+// Deno reads /proc/stat only with --allow-all, so ask cat.
+async function machineCpuMs(): Promise<number> {
+  const out = await new Deno.Command("cat", { args: ["/proc/stat"], stdout: "piped" }).output();
+  const fields = new TextDecoder().decode(out.stdout).split("\n")[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq] = fields.slice(1).map(Number);
+  // /proc/stat counts in clock ticks of 10 ms on Linux.
+  return (user + nice + system + irq + softirq) * 10;
+}
+
 const results: Record<string, number | boolean | string> = {};
 const rows: Array<[string, string]> = [];
 function report(key: string, label: string, value: number | boolean, unit = ""): void {
@@ -121,10 +131,13 @@ try {
   // Throughput: one pane sequentially vs eight panes in parallel.
   const panes = [pane];
   for (let i = 0; i < 7; i++) panes.push(await tmuxServer.newPane());
-  const per = n(20);
+  const per = n(40);
+  const cpuBefore = await machineCpuMs();
   const one = await time(async () => {
     for (let i = 0; i < per; i++) await runCommand(conn, pane, "true");
   });
+  // Every process's CPU (server, tmux, shells, this client): what bounds parallel throughput.
+  const cpuPerCall = (await machineCpuMs() - cpuBefore) / per;
   const eight = await time(() =>
     Promise.all(panes.map(async (p) => {
       for (let i = 0; i < per; i++) await runCommand(conn, p, "true");
@@ -132,6 +145,14 @@ try {
   );
   const scaling = (per * 8 / eight) / (per / one);
   report("parallel_8_vs_1", "8 panes in parallel vs 1 (throughput)", scaling, "x");
+  report("cpu_ms_per_call", "  machine CPU per run_command (all processes)", cpuPerCall, " ms");
+  const cores = navigator.hardwareConcurrency;
+  report(
+    "parallel_cpu_bound_estimate",
+    `  that ratio if CPU-bound on ${cores} cores (cores x wall / CPU)`,
+    cores * (one / per) / cpuPerCall,
+    "x",
+  );
 
   // Big output.
   const big = await time(async () => {
