@@ -12,9 +12,8 @@
  * @module
  */
 
-import { LINEAR_REGEX_V8_FLAGS } from "../src/tmux/regex.ts";
-
 import { parseArgs } from "node:util";
+import { LINEAR_REGEX_V8_FLAGS } from "../src/tmux/regex.ts";
 
 /** The targets a release ships. */
 export const TARGETS = [

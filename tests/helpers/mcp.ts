@@ -11,7 +11,7 @@ import { LINEAR_REGEX_V8_FLAGS } from "../../src/tmux/regex.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 /** As `deno task start` runs the server. */
-export const V8_FLAGS = `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`;
+const V8_FLAGS = `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`;
 const encoder = new TextEncoder();
 
 /** Which transport a suite drives. */
