@@ -83,6 +83,23 @@ Deno.test("output beyond history-limit is reported as lines_missed, the tail kep
   });
 });
 
+Deno.test("a quarter of a million lines come back whole, also once history trims", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    await tmux.run("set-option", "-t", "main", "history-limit", "300000");
+    const pane = await tmux.newPane();
+    const seq = (from: number, to: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+    const big = await run(conn, { command: "seq 1 250000", pane_id: pane, timeout: 120 });
+    assertEquals([big.exit_status, big.lines_missed], [0, false]);
+    assertEquals(big.output, seq(1, 250000));
+    // This one fills history past its limit, so tmux drops its oldest tenth meanwhile.
+    const more = await run(conn, { command: "seq 1 60000", pane_id: pane, timeout: 120 });
+    assertEquals([more.exit_status, more.lines_missed], [0, false]);
+    assertEquals(more.output, seq(1, 60000));
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
 Deno.test("a command that clears history reports anchor_lost", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = tmux.paneId;

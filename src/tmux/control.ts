@@ -117,7 +117,9 @@ async function readLoop(control: Control, key: string): Promise<void> {
           continue;
         }
         if (--pending.remaining > 0) {
-          pending.output.push(...done.lines.map((l) => `${l}\n`));
+          // Not push(...lines): a capture of a long history has more lines than a call has room
+          // for arguments.
+          if (done.lines.length > 0) pending.output.push(`${done.lines.join("\n")}\n`);
           continue;
         }
         control.queue.shift();

@@ -556,11 +556,14 @@ async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Prom
   return cutAtCursor(lines, row, rows.cursorX);
 }
 
+/** How many trim counts are tried before the whole history is searched for the typed line. */
+const TRIM_GUESSES = 3;
+
 /**
  * Captures from the anchor to the end position, drops the typed line, and releases the trailer
  * (exactly once, chained to the first capture). Row numbers count from the top of history, which
- * moves when tmux drops old lines (it trims a tenth of history-limit at a time), so the typed line
- * is looked for where the anchor says, and over the whole history when it is not there.
+ * moves when tmux drops old lines, so the typed line is looked for where the anchor and the
+ * trims since say, and over the whole history when it is not there.
  */
 async function collectOutput(options: CollectOptions): Promise<Collected> {
   const { socket, paneId, anchor, end, now } = options;
@@ -579,11 +582,17 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
     const find = (lines: string[]): number =>
       outputStart(lines, options.typed, options.names.channel);
     if (!respawned) {
-      const startRow = anchor.history + anchor.y - now.history;
-      if (endRow < startRow && now.history >= anchor.history) {
-        return { lines: [], linesMissed: false, anchorLost: false };
-      }
-      if (startRow <= endRow) {
+      // tmux drops a tenth of history-limit each time history fills up: the anchor row is where
+      // it was, less some number of such trims; the fewest that fit are tried first.
+      const trim = Math.max(1, Math.floor(now.limit / 10));
+      const fewest = Math.max(0, Math.ceil((anchor.history - now.history) / trim));
+      for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {
+        const startRow = anchor.history + anchor.y - trims * trim - now.history;
+        if (startRow < -now.history) break;
+        if (endRow < startRow) {
+          if (trims === 0) return { lines: [], linesMissed: false, anchorLost: false };
+          continue;
+        }
         const lines = await capture(startRow, endRow);
         const start = find(lines);
         if (start >= 0) return { lines: lines.slice(start), linesMissed: false, anchorLost: false };
