@@ -569,3 +569,24 @@ Deno.test("the pane hosting the server (TMUX_PANE) is never killed, nor its wind
     await tmux.close();
   }
 });
+
+Deno.test("capture_since on a pane writing all the time loses and repeats nothing", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const first = await ok(conn, "capture_since", { pane_id: pane });
+    // Lines that repeat ("tick"), so a misplaced read cannot find its place again by content.
+    const loop = "for i in $(seq 1 4000); do echo tick; echo $i; " +
+      "[ $((i % 50)) = 0 ] && sleep 0.005; done; echo finished";
+    await tmux.run("send-keys", "-t", pane, loop, "Enter");
+    const seen: string[] = [];
+    let cursor = first.cursor;
+    for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
+      const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
+      assertEquals(next.lines_missed, false);
+      seen.push(...next.lines as string[]);
+      cursor = next.cursor;
+    }
+    const expected = Array.from({ length: 4000 }, (_, i) => ["tick", String(i + 1)]).flat();
+    assertEquals(seen, [`$ ${loop}`, ...expected, "finished"]);
+  });
+});
