@@ -142,7 +142,7 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
 }
 
 /** Rows read above where a poll starts, for output that arrives while it is on its way. */
-const MARGIN_ROWS = 64;
+const MARGIN_ROWS = 8;
 /** How often a poll is read again with a wider margin because output outran it. */
 const OUTRUN_MAX = 5;
 
