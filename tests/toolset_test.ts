@@ -590,3 +590,32 @@ Deno.test("capture_since on a pane writing all the time loses and repeats nothin
     assertEquals(seen, [`$ ${loop}`, ...expected, "finished"]);
   });
 });
+
+Deno.test("capture_since keeps its place while tmux trims a full history", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    await tmux.run("set-option", "-t", "main", "history-limit", "300");
+    const pane = await tmux.newPane();
+    // Fill history to its limit, so every 30 rows from now on tmux drops its oldest 30.
+    await tmux.run("send-keys", "-t", pane, "seq 1 400", "Enter");
+    await until(
+      "history to fill",
+      async () =>
+        Number(await tmux.run("display-message", "-p", "-t", pane, "#{history_size}")) >= 270,
+    );
+    const first = await ok(conn, "capture_since", { pane_id: pane });
+    // Blank lines between, so the last line read is often "" and content cannot place it.
+    const loop = "for i in $(seq 1 600); do echo; echo $i; " +
+      "[ $((i % 20)) = 0 ] && sleep 0.02; done; echo finished";
+    await tmux.run("send-keys", "-t", pane, loop, "Enter");
+    const seen: string[] = [];
+    let cursor = first.cursor;
+    for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
+      const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
+      assertEquals(next.lines_missed, false);
+      seen.push(...next.lines as string[]);
+      cursor = next.cursor;
+    }
+    const expected = Array.from({ length: 600 }, (_, i) => ["", String(i + 1)]).flat();
+    assertEquals(seen.slice(seen.indexOf(`$ ${loop}`) + 1), [...expected, "finished"]);
+  });
+});

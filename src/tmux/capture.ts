@@ -46,8 +46,13 @@ interface CursorState {
   pid: number;
   /** Absolute row (history rows + screen row) of the first row not yet returned. */
   row: number;
-  /** The last complete line returned, to detect rows shifted by history trimming. */
+  /** History rows then, to tell how often tmux has trimmed history since. */
+  history: number;
+  /** The last complete line read, and a hash of the last TAIL_LINES (n of them, n may be
+   * fewer): they find the rows again after history moved, even in repetitive output. */
   last: string | null;
+  tail: number;
+  n: number;
 }
 
 /** What {@linkcode captureSince} returns. */
@@ -74,8 +79,9 @@ function decodeCursor(cursor: string): CursorState {
     const bytes = Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0));
     const state = JSON.parse(new TextDecoder().decode(bytes));
     if (
-      typeof state.pid === "number" && typeof state.row === "number" &&
-      (state.last === null || typeof state.last === "string")
+      [state.pid, state.row, state.history, state.tail, state.n].every((v) =>
+        typeof v === "number"
+      ) && (state.last === null || typeof state.last === "string")
     ) {
       return state;
     }
@@ -85,11 +91,19 @@ function decodeCursor(cursor: string): CursorState {
   throw new TmuxError("invalid_argument", "cursor is not one this server returned");
 }
 
-const POSITION = ["pane_pid", "history_size", "cursor_y", "pane_height", "alternate_on"] as const;
+const POSITION = [
+  "pane_pid",
+  "history_size",
+  "history_limit",
+  "cursor_y",
+  "pane_height",
+  "alternate_on",
+] as const;
 
 interface Position {
   pid: number;
   history: number;
+  limit: number;
   /** Cursor row on the screen. */
   y: number;
   height: number;
@@ -100,6 +114,7 @@ function toPosition(record: Record<(typeof POSITION)[number], string>): Position
   return {
     pid: intField(record.pane_pid, "pane_pid"),
     history: intField(record.history_size, "history_size"),
+    limit: intField(record.history_limit, "history_limit"),
     y: intField(record.cursor_y, "cursor_y"),
     height: intField(record.pane_height, "pane_height"),
     alternate: record.alternate_on === "1",
@@ -145,13 +160,64 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
 const MARGIN_ROWS = 8;
 /** How often a poll is read again with a wider margin because output outran it. */
 const OUTRUN_MAX = 5;
+/** How many counts of history trims are tried before all history is searched. */
+const TRIM_GUESSES = 3;
+
+/** A block from absolute row `top` (as `guess` counts rows) on, read again if output outran it. */
+async function readFrom(
+  socket: TmuxSocket,
+  paneId: string,
+  guess: Position,
+  top: number,
+): Promise<Block> {
+  let margin = MARGIN_ROWS;
+  for (let outruns = 0;; outruns++) {
+    const block = await readBlock(socket, paneId, top - guess.history - margin);
+    if (block.first <= top || block.first === 0 || outruns >= OUTRUN_MAX) return block;
+    margin += 2 * (block.pos.history - guess.history);
+    guess = block.pos;
+  }
+}
+
+/** Lines hashed into a cursor to recognise its place. */
+const TAIL_LINES = 4;
+
+/** FNV-1a over lines, each ended by a newline. */
+function hashLines(lines: readonly string[]): number {
+  let hash = 0x811c9dc5;
+  for (const line of lines) {
+    for (let i = 0; i < line.length; i++) hash = Math.imul(hash ^ line.charCodeAt(i), 0x01000193);
+    hash = Math.imul(hash ^ 10, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** The cursor for the poll after `block`: after its last complete line. */
+function cursorAfter(block: Block): string {
+  const tail = block.lines.slice(-TAIL_LINES);
+  return encodeCursor({
+    pid: block.pos.pid,
+    row: block.first + block.lines.length,
+    history: block.pos.history,
+    last: tail.at(-1) ?? null,
+    tail: hashLines(tail),
+    n: tail.length,
+  });
+}
+
+/** Whether `lines` from `at` on are the tail a cursor remembers. */
+function tailAt(lines: readonly string[], at: number, state: CursorState): boolean {
+  return at >= 0 && at + state.n <= lines.length && lines[at + state.n - 1] === state.last &&
+    hashLines(lines.slice(at, at + state.n)) === state.tail;
+}
 
 /**
  * Lines written to a pane since `cursor` (null: since now, returning nothing but a cursor).
  * Rows are absolute (history + screen). Each poll reads rows and position at once, so output
- * arriving meanwhile cannot shift what was read; when tmux trims history or the screen is
- * cleared, the last returned line is looked for in all history, and lines are reported missed
- * when it is gone.
+ * arriving meanwhile cannot shift what was read. When tmux has trimmed history (a tenth of
+ * history-limit whenever it is full), rows moved up by whole trims, which are counted from the
+ * history sizes; the last lines read check the guess. Failing that they are looked for in all
+ * history, and lines are reported missed when they are gone.
  */
 export async function captureSince(
   socket: TmuxSocket,
@@ -160,51 +226,50 @@ export async function captureSince(
 ): Promise<SinceResult> {
   const state = cursor === null ? null : decodeCursor(cursor);
   let guess = toPosition(await queryPane(socket, paneId, POSITION));
-  // The first row wanted: the last returned line's (to check it), else where the cursor was.
-  const wanted = state === null ? null : state.row - (state.last === null ? 0 : 1);
-  let margin = MARGIN_ROWS;
-  let block: Block;
-  for (let outruns = 0;; outruns++) {
-    const top = wanted === null ? guess.history + guess.y : wanted;
-    block = await readBlock(socket, paneId, top - guess.history - margin);
-    if (block.first <= top || block.first === 0 || outruns >= OUTRUN_MAX) break;
-    margin += 2 * (block.pos.history - guess.history);
-    guess = block.pos;
-  }
-  const { pos } = block;
-  const at = (row: number): number => row - block.first;
-  const result = { current_line: block.current, alternate_on: pos.alternate };
-  // The next poll starts after the last complete line read, whose text checks the rows.
-  const next = (from: Block): string =>
-    encodeCursor({
-      pid: from.pos.pid,
-      row: from.first + from.lines.length,
-      last: from.lines.at(-1) ?? null,
-    });
   if (state === null) {
-    return { ...result, lines: [], cursor: next(block), lines_missed: false };
+    // From a few rows up, for the lines the next poll checks its place by.
+    const block = await readFrom(socket, paneId, guess, guess.history + guess.y - TAIL_LINES);
+    return {
+      lines: [],
+      current_line: block.current,
+      cursor: cursorAfter(block),
+      lines_missed: false,
+      alternate_on: block.pos.alternate,
+    };
   }
-  if (state.pid === pos.pid && wanted !== null && at(wanted) >= 0) {
-    if (state.last === null) {
-      const lines = block.lines.slice(at(wanted));
-      return { ...result, lines, cursor: next(block), lines_missed: false };
-    }
-    if (block.lines[at(wanted)] === state.last) {
-      const lines = block.lines.slice(at(wanted) + 1);
-      return { ...result, lines, cursor: next(block), lines_missed: false };
-    }
+  const trim = Math.max(1, Math.floor(guess.limit / 10));
+  const fewest = Math.max(0, Math.ceil((state.history - guess.history) / trim));
+  for (let trims = fewest; trims < fewest + TRIM_GUESSES && state.pid === guess.pid; trims++) {
+    // The first row wanted: the first of the remembered tail.
+    const wanted = state.row - state.n - trims * trim;
+    if (wanted < 0) break;
+    const block = await readFrom(socket, paneId, guess, wanted);
+    guess = block.pos;
+    const at = wanted - block.first;
+    if (at < 0 || block.pos.pid !== state.pid) break;
+    const known = state.n === 0 ? trims === 0 : tailAt(block.lines, at, state);
+    if (!known) continue;
+    return {
+      lines: block.lines.slice(at + state.n),
+      current_line: block.current,
+      cursor: cursorAfter(block),
+      lines_missed: false,
+      alternate_on: block.pos.alternate,
+    };
   }
-  // Respawned, trimmed, cleared, or a wrapped line moved the rows: look in all history.
+  // Respawned, trimmed past recall, cleared, or a wrapped line moved the rows: all history.
   const all = await readBlock(socket, paneId, null);
-  const found = state.pid === all.pos.pid && state.last !== null
-    ? all.lines.lastIndexOf(state.last)
-    : -1;
-  const lines = all.lines.slice(found + 1);
+  let found = -1;
+  if (state.pid === all.pos.pid && state.n > 0) {
+    for (let at = all.lines.length - state.n; at >= 0 && found < 0; at--) {
+      if (tailAt(all.lines, at, state)) found = at;
+    }
+  }
   return {
+    lines: found < 0 ? all.lines : all.lines.slice(found + state.n),
     current_line: all.current,
-    alternate_on: all.pos.alternate,
-    lines,
-    cursor: next(all),
+    cursor: cursorAfter(all),
     lines_missed: found < 0,
+    alternate_on: all.pos.alternate,
   };
 }
