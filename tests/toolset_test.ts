@@ -619,3 +619,23 @@ Deno.test("capture_since keeps its place while tmux trims a full history", async
     assertEquals(seen.slice(seen.indexOf(`$ ${loop}`) + 1), [...expected, "finished"]);
   });
 });
+
+Deno.test("capture_since counts the rows of wrapped lines, also when every line is the same", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    // 200 characters a line on a 120-column pane: two rows each, and no content to tell them apart.
+    const loop = "for i in $(seq 1 300); do printf '%0200d\\n' 0; " +
+      "[ $((i % 10)) = 0 ] && sleep 0.01; done; echo finished";
+    const first = await ok(conn, "capture_since", { pane_id: pane });
+    await tmux.run("send-keys", "-t", pane, loop, "Enter");
+    const seen: string[] = [];
+    let cursor = first.cursor;
+    for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
+      const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
+      assertEquals(next.lines_missed, false);
+      seen.push(...next.lines as string[]);
+      cursor = next.cursor;
+    }
+    assertEquals(seen.slice(1), [...Array(300).fill("0".repeat(200)), "finished"]);
+  });
+});

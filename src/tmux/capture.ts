@@ -8,7 +8,7 @@ import { TmuxError } from "./errors.ts";
 import { runTmux } from "./command.ts";
 import { THEN, type TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
-import { splitCapture } from "./output.ts";
+import { cellWidth, splitCapture } from "./output.ts";
 import { queryPane } from "./target.ts";
 
 /** Options for {@linkcode capturePane}. */
@@ -49,10 +49,12 @@ interface CursorState {
   /** History rows then, to tell how often tmux has trimmed history since. */
   history: number;
   /** The last complete line read, and a hash of the last TAIL_LINES (n of them, n may be
-   * fewer): they find the rows again after history moved, even in repetitive output. */
+   * fewer) and the row they begin at: they find the rows again after history moved, even in
+   * repetitive output. */
   last: string | null;
   tail: number;
   n: number;
+  tailRow: number;
 }
 
 /** What {@linkcode captureSince} returns. */
@@ -79,7 +81,7 @@ function decodeCursor(cursor: string): CursorState {
     const bytes = Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0));
     const state = JSON.parse(new TextDecoder().decode(bytes));
     if (
-      [state.pid, state.row, state.history, state.tail, state.n].every((v) =>
+      [state.pid, state.row, state.history, state.tail, state.n, state.tailRow].every((v) =>
         typeof v === "number"
       ) && (state.last === null || typeof state.last === "string")
     ) {
@@ -96,6 +98,7 @@ const POSITION = [
   "history_size",
   "history_limit",
   "cursor_y",
+  "pane_width",
   "pane_height",
   "alternate_on",
 ] as const;
@@ -106,6 +109,7 @@ interface Position {
   limit: number;
   /** Cursor row on the screen. */
   y: number;
+  width: number;
   height: number;
   alternate: boolean;
 }
@@ -116,6 +120,7 @@ function toPosition(record: Record<(typeof POSITION)[number], string>): Position
     history: intField(record.history_size, "history_size"),
     limit: intField(record.history_limit, "history_limit"),
     y: intField(record.cursor_y, "cursor_y"),
+    width: intField(record.pane_width, "pane_width"),
     height: intField(record.pane_height, "pane_height"),
     alternate: record.alternate_on === "1",
   };
@@ -124,11 +129,26 @@ function toPosition(record: Record<(typeof POSITION)[number], string>): Position
 /** Rows from some row down to the cursor, read together with the position they belong to. */
 interface Block {
   pos: Position;
-  /** Absolute row of `lines[0]` (exact while no line in the block wraps). */
+  /** Absolute row the read began at. */
   first: number;
   /** Complete lines; the cursor's own, unfinished line is not among them. */
   lines: string[];
+  /** Absolute row each line begins at, counted up from the cursor. */
+  starts: number[];
   current: string;
+  /** Absolute row the cursor's line begins at: the first row not returned. */
+  currentStart: number;
+}
+
+/** Terminal rows a joined line takes at `width` columns. */
+function rowsOf(line: string, width: number): number {
+  let cells = line.length;
+  // deno-lint-ignore no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(line)) {
+    cells = 0;
+    for (const char of line) cells += cellWidth(char);
+  }
+  return Math.max(1, Math.ceil(cells / width));
 }
 
 /**
@@ -153,7 +173,15 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
   lines.splice(Math.max(0, lines.length - (pos.height - 1 - pos.y)));
   const current = lines.pop() ?? "";
   const first = from === null ? 0 : Math.max(0, pos.history + from);
-  return { pos, first, lines, current };
+  // Wrapped lines take several rows, so rows are counted from the cursor, which tmux knows.
+  const currentStart = pos.history + pos.y - (rowsOf(current, pos.width) - 1);
+  const starts = new Array<number>(lines.length);
+  let row = currentStart;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    row -= rowsOf(lines[i], pos.width);
+    starts[i] = row;
+  }
+  return { pos, first, lines, starts, current, currentStart };
 }
 
 /** Rows read above where a poll starts, for output that arrives while it is on its way. */
@@ -197,11 +225,12 @@ function cursorAfter(block: Block): string {
   const tail = block.lines.slice(-TAIL_LINES);
   return encodeCursor({
     pid: block.pos.pid,
-    row: block.first + block.lines.length,
+    row: block.currentStart,
     history: block.pos.history,
     last: tail.at(-1) ?? null,
     tail: hashLines(tail),
     n: tail.length,
+    tailRow: block.starts[block.lines.length - tail.length] ?? block.currentStart,
   });
 }
 
@@ -241,16 +270,24 @@ export async function captureSince(
   const fewest = Math.max(0, Math.ceil((state.history - guess.history) / trim));
   for (let trims = fewest; trims < fewest + TRIM_GUESSES && state.pid === guess.pid; trims++) {
     // The first row wanted: the first of the remembered tail.
-    const wanted = state.row - state.n - trims * trim;
+    const wanted = (state.n === 0 ? state.row : state.tailRow) - trims * trim;
     if (wanted < 0) break;
     const block = await readFrom(socket, paneId, guess, wanted);
     guess = block.pos;
-    const at = wanted - block.first;
-    if (at < 0 || block.pos.pid !== state.pid) break;
-    const known = state.n === 0 ? trims === 0 : tailAt(block.lines, at, state);
-    if (!known) continue;
+    if (block.first > wanted || block.pos.pid !== state.pid) break;
+    let start: number;
+    if (state.n === 0) {
+      // Nothing to check the rows by (the pane had no line yet): trust them untrimmed.
+      if (trims > 0) continue;
+      const at = block.starts.findIndex((row) => row >= wanted);
+      start = at < 0 ? block.lines.length : at;
+    } else {
+      const at = block.starts.indexOf(wanted);
+      if (at < 0 || !tailAt(block.lines, at, state)) continue;
+      start = at + state.n;
+    }
     return {
-      lines: block.lines.slice(at + state.n),
+      lines: block.lines.slice(start),
       current_line: block.current,
       cursor: cursorAfter(block),
       lines_missed: false,

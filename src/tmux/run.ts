@@ -11,6 +11,7 @@ import { runTmux } from "./command.ts";
 import { spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
 import { queryPane } from "./target.ts";
+import { captureSince } from "./capture.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "./lock.ts";
 import { cutAtCursor, outputStart, splitCapture, truncateTail } from "./output.ts";
 import {
@@ -245,6 +246,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       suppressHistory: request.suppressHistory,
       inline,
     });
+    // Where progress reports start reading: before the line is typed.
+    const progressCursor = request.onProgress
+      ? (await captureSince(socket, paneId, null)).cursor
+      : null;
     // C-u first: text someone left unsent at the prompt would otherwise prefix our line (line
     // editors keep it in their kill ring; without one, the terminal's kill character drops it).
     const paste = [
@@ -280,9 +285,9 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       await waiter.kill();
       if (!inline) await deleteBuffer(socket, names.commandBuffer);
     };
-    const progress = request.onProgress
-      ? progressReporter(request, { anchor, typed, names, started })
-      : undefined;
+    const progress = progressCursor === null
+      ? undefined
+      : progressReporter(request, { cursor: progressCursor, typed, names, started });
     const outcome = await waitFor(waiter, request, started, progress);
     const collect = { socket, paneId, anchor, typed, names };
     if (outcome === "pane_gone") {
@@ -476,34 +481,30 @@ async function waitFor(
   }
 }
 
+/** Lines looked through for the typed line before progress reports give up on finding it. */
+const PROGRESS_SEARCH_LINES = 1000;
+
 /**
- * Reports output while a command runs: complete rows since the last report (the first report
- * starts after the typed line). Best effort: rows that tmux trims from history meanwhile shift
- * what is reported; the final result is exact either way. Throws not_found when the pane is gone.
+ * Reports output while a command runs: complete lines since the last report, read the way
+ * capture_since reads them (so none is repeated or skipped), from the typed line on. Throws
+ * not_found when the pane is gone.
  */
 function progressReporter(
   request: RunRequest,
-  call: { anchor: Anchor; typed: string; names: CallNames; started: number },
+  call: { cursor: string; typed: string; names: CallNames; started: number },
 ): () => Promise<void> {
-  // Absolute row of the first row not reported yet; null until the typed line has been seen.
-  let next: number | null = null;
+  let cursor = call.cursor;
+  // Lines read before the typed line showed up; null once it has.
+  let before: string[] | null = [];
   return async () => {
-    const now = await currentPosition(request.socket, request.paneId);
-    const from = next ?? call.anchor.history + call.anchor.y;
-    const last = now.history + now.y - 1;
-    let lines: string[] = [];
-    if (from <= last) {
-      const rows = splitCapture(
-        await runTmux(request.socket, [
-          ...["capture-pane", "-p", "-J", "-t", request.paneId],
-          ...["-S", String(from - now.history), "-E", String(now.y - 1)],
-        ]),
-      );
-      const start = next === null ? outputStart(rows, call.typed, call.names.channel) : 0;
-      if (start >= 0) {
-        lines = rows.slice(start);
-        next = last + 1;
-      }
+    const since = await captureSince(request.socket, request.paneId, cursor);
+    cursor = since.cursor;
+    let lines = since.lines;
+    if (before !== null) {
+      before = before.concat(lines);
+      const start = outputStart(before, call.typed, call.names.channel);
+      lines = start < 0 ? [] : before.slice(start);
+      if (start >= 0 || before.length > PROGRESS_SEARCH_LINES) before = null;
     }
     request.onProgress?.({ elapsed: (Date.now() - call.started) / 1000, lines });
   };
