@@ -570,6 +570,22 @@ Deno.test("the pane hosting the server (TMUX_PANE) is never killed, nor its wind
   }
 });
 
+/** Polls capture_since from `cursor` until a line "finished" arrives; no poll may miss lines. */
+async function pollUntilFinished(
+  conn: Connection,
+  pane: string,
+  cursor: unknown,
+): Promise<string[]> {
+  let seen: string[] = [];
+  for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
+    const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
+    assertEquals(next.lines_missed, false);
+    seen = seen.concat(next.lines as string[]);
+    cursor = next.cursor;
+  }
+  return seen;
+}
+
 Deno.test("capture_since on a pane writing all the time loses and repeats nothing", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();
@@ -578,14 +594,7 @@ Deno.test("capture_since on a pane writing all the time loses and repeats nothin
     const loop = "for i in $(seq 1 4000); do echo tick; echo $i; " +
       "[ $((i % 50)) = 0 ] && sleep 0.005; done; echo finished";
     await tmux.run("send-keys", "-t", pane, loop, "Enter");
-    const seen: string[] = [];
-    let cursor = first.cursor;
-    for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
-      const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
-      assertEquals(next.lines_missed, false);
-      seen.push(...next.lines as string[]);
-      cursor = next.cursor;
-    }
+    const seen = await pollUntilFinished(conn, pane, first.cursor);
     const expected = Array.from({ length: 4000 }, (_, i) => ["tick", String(i + 1)]).flat();
     assertEquals(seen, [`$ ${loop}`, ...expected, "finished"]);
   });
@@ -607,14 +616,7 @@ Deno.test("capture_since keeps its place while tmux trims a full history", async
     const loop = "for i in $(seq 1 600); do echo; echo $i; " +
       "[ $((i % 20)) = 0 ] && sleep 0.02; done; echo finished";
     await tmux.run("send-keys", "-t", pane, loop, "Enter");
-    const seen: string[] = [];
-    let cursor = first.cursor;
-    for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
-      const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
-      assertEquals(next.lines_missed, false);
-      seen.push(...next.lines as string[]);
-      cursor = next.cursor;
-    }
+    const seen = await pollUntilFinished(conn, pane, first.cursor);
     const expected = Array.from({ length: 600 }, (_, i) => ["", String(i + 1)]).flat();
     assertEquals(seen.slice(seen.indexOf(`$ ${loop}`) + 1), [...expected, "finished"]);
   });
@@ -628,14 +630,7 @@ Deno.test("capture_since counts the rows of wrapped lines, also when every line 
       "[ $((i % 10)) = 0 ] && sleep 0.01; done; echo finished";
     const first = await ok(conn, "capture_since", { pane_id: pane });
     await tmux.run("send-keys", "-t", pane, loop, "Enter");
-    const seen: string[] = [];
-    let cursor = first.cursor;
-    for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
-      const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
-      assertEquals(next.lines_missed, false);
-      seen.push(...next.lines as string[]);
-      cursor = next.cursor;
-    }
+    const seen = await pollUntilFinished(conn, pane, first.cursor);
     assertEquals(seen.slice(1), [...Array(300).fill("0".repeat(200)), "finished"]);
   });
 });
