@@ -10,7 +10,6 @@ import {
   checkId,
   getPane,
   listPanes,
-  listSessions,
   literal,
   type Pane,
   runTmux,
@@ -37,17 +36,31 @@ function refuseOwn(context: ToolContext, panes: Pane[], doomed: (pane: Pane) => 
   }
 }
 
-async function refuseLastSession(socket: TmuxSocket, sessionId: string): Promise<void> {
-  const sessions = await listSessions(socket);
-  if (!sessions.some((s) => s.session_id === sessionId)) {
-    throw new TmuxError("not_found", `can't find session: ${sessionId}`);
+const DOOMED = {
+  session_id: { noun: "session", end: "killing it would end the tmux server" },
+  window_id: { noun: "window", end: "the server would end" },
+  pane_id: { noun: "pane", end: "the server would end" },
+} as const;
+
+/**
+ * Checks that the session, window or pane with this id exists, is not the last one (the tmux
+ * server would end) and does not host this MCP server.
+ */
+async function checkKill(
+  socket: TmuxSocket,
+  context: ToolContext,
+  target: { kind: keyof typeof DOOMED; id: string },
+): Promise<void> {
+  const { kind, id } = target;
+  const { noun, end } = DOOMED[kind];
+  const panes = await listPanes(socket);
+  if (!panes.some((p) => p[kind] === id)) {
+    throw new TmuxError("not_found", `can't find ${noun}: ${id}`);
   }
-  if (sessions.length === 1) {
-    throw new TmuxError(
-      "invalid_argument",
-      `refused: ${sessionId} is the last session; killing it would end the tmux server`,
-    );
+  if (new Set(panes.map((p) => p[kind])).size === 1) {
+    throw new TmuxError("invalid_argument", `refused: ${id} is the last ${noun}; ${end}`);
   }
+  refuseOwn(context, panes, (p) => p[kind] === id);
 }
 
 /** Tools of the destroy group. */
@@ -62,8 +75,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const id = checkId("session_id", args.session_id);
-      await refuseLastSession(socket, id);
-      refuseOwn(context, await listPanes(socket), (p) => p.session_id === id);
+      await checkKill(socket, context, { kind: "session_id", id });
       await runTmux(socket, ["kill-session", "-t", id]);
       return { killed: id };
     },
@@ -78,17 +90,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const id = checkId("window_id", args.window_id);
-      const panes = await listPanes(socket);
-      const pane = panes.find((p) => p.window_id === id);
-      if (!pane) throw new TmuxError("not_found", `can't find window: ${id}`);
-      const windowsLeft = new Set(panes.map((p) => p.window_id)).size;
-      if (windowsLeft === 1) {
-        throw new TmuxError(
-          "invalid_argument",
-          `refused: ${id} is the last window; the server would end`,
-        );
-      }
-      refuseOwn(context, panes, (p) => p.window_id === id);
+      await checkKill(socket, context, { kind: "window_id", id });
       await runTmux(socket, ["kill-window", "-t", id]);
       return { killed: id };
     },
@@ -103,17 +105,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const id = checkId("pane_id", args.pane_id);
-      const panes = await listPanes(socket);
-      if (!panes.some((p) => p.pane_id === id)) {
-        throw new TmuxError("not_found", `can't find pane: ${id}`);
-      }
-      if (panes.length === 1) {
-        throw new TmuxError(
-          "invalid_argument",
-          `refused: ${id} is the last pane; the server would end`,
-        );
-      }
-      refuseOwn(context, panes, (p) => p.pane_id === id);
+      await checkKill(socket, context, { kind: "pane_id", id });
       await runTmux(socket, ["kill-pane", "-t", id]);
       return { killed: id };
     },
