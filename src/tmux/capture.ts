@@ -7,9 +7,15 @@
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./command.ts";
 import { THEN, type TmuxSocket } from "./exec.ts";
-import { formatOf, intField, parseRecords } from "./format.ts";
+import { formatOf, parseRecords } from "./format.ts";
 import { cellWidth, splitCapture } from "./output.ts";
-import { queryPane } from "./target.ts";
+import {
+  historyTrim,
+  type PanePosition,
+  parsePosition,
+  POSITION_FIELDS,
+  queryPosition,
+} from "./position.ts";
 
 /** Options for {@linkcode capturePane}. */
 export interface CaptureOptions {
@@ -93,42 +99,9 @@ function decodeCursor(cursor: string): CursorState {
   throw new TmuxError("invalid_argument", "cursor is not one this server returned");
 }
 
-const POSITION = [
-  "pane_pid",
-  "history_size",
-  "history_limit",
-  "cursor_y",
-  "pane_width",
-  "pane_height",
-  "alternate_on",
-] as const;
-
-interface Position {
-  pid: number;
-  history: number;
-  limit: number;
-  /** Cursor row on the screen. */
-  y: number;
-  width: number;
-  height: number;
-  alternate: boolean;
-}
-
-function toPosition(record: Record<(typeof POSITION)[number], string>): Position {
-  return {
-    pid: intField(record.pane_pid, "pane_pid"),
-    history: intField(record.history_size, "history_size"),
-    limit: intField(record.history_limit, "history_limit"),
-    y: intField(record.cursor_y, "cursor_y"),
-    width: intField(record.pane_width, "pane_width"),
-    height: intField(record.pane_height, "pane_height"),
-    alternate: record.alternate_on === "1",
-  };
-}
-
 /** Rows from some row down to the cursor, read together with the position they belong to. */
 interface Block {
-  pos: Position;
+  pos: PanePosition;
   /** Absolute row the read began at. */
   first: number;
   /** Complete lines; the cursor's own, unfinished line is not among them. */
@@ -157,7 +130,7 @@ function rowsOf(line: string, width: number): number {
  * bottom of the screen. The rows below the cursor and the cursor's line are cut off the end.
  */
 async function readBlock(socket: TmuxSocket, paneId: string, from: number | null): Promise<Block> {
-  const fields = ["pane_id", ...POSITION] as const;
+  const fields = ["pane_id", ...POSITION_FIELDS] as const;
   const lines = splitCapture(
     await runTmux(socket, [
       ...["display-message", "-p", "-t", paneId, formatOf(fields), THEN],
@@ -168,7 +141,7 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
   if (!record || record.pane_id !== paneId) {
     throw new TmuxError("not_found", `can't find pane: ${paneId}`);
   }
-  const pos = toPosition(record);
+  const pos = parsePosition(record);
   // capture-pane stops at the screen's last row; those below the cursor are not output yet.
   lines.splice(Math.max(0, lines.length - (pos.height - 1 - pos.y)));
   const current = lines.pop() ?? "";
@@ -195,7 +168,7 @@ const TRIM_GUESSES = 3;
 async function readFrom(
   socket: TmuxSocket,
   paneId: string,
-  guess: Position,
+  guess: PanePosition,
   top: number,
 ): Promise<Block> {
   let margin = MARGIN_ROWS;
@@ -254,7 +227,7 @@ export async function captureSince(
   cursor: string | null,
 ): Promise<SinceResult> {
   const state = cursor === null ? null : decodeCursor(cursor);
-  let guess = toPosition(await queryPane(socket, paneId, POSITION));
+  let guess = await queryPosition(socket, paneId);
   if (state === null) {
     // From a few rows up, for the lines the next poll checks its place by.
     const block = await readFrom(socket, paneId, guess, guess.history + guess.y - TAIL_LINES);
@@ -266,7 +239,7 @@ export async function captureSince(
       alternate_on: block.pos.alternate,
     };
   }
-  const trim = Math.max(1, Math.floor(guess.limit / 10));
+  const trim = historyTrim(guess.limit);
   const fewest = Math.max(0, Math.ceil((state.history - guess.history) / trim));
   for (let trims = fewest; trims < fewest + TRIM_GUESSES && state.pid === guess.pid; trims++) {
     // The first row wanted: the first of the remembered tail.

@@ -11,6 +11,7 @@ import { runTmux } from "./command.ts";
 import { spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "./exec.ts";
 import { formatOf, intField, parseRecords } from "./format.ts";
 import { queryPane } from "./target.ts";
+import { historyTrim, type PanePosition, parsePosition, POSITION_FIELDS } from "./position.ts";
 import { captureSince } from "./capture.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "./lock.ts";
 import { cutAtCursor, outputStart, splitCapture, truncateTail } from "./output.ts";
@@ -108,14 +109,8 @@ const STATE_FIELDS = [
   RUNNING_OPTION,
 ] as const;
 
-const POSITION_FIELDS = [
-  "history_size",
-  "history_limit",
-  "cursor_y",
-  "cursor_x",
-  "pane_pid",
-  "pane_path",
-] as const;
+/** The position and `#{pane_path}`, which shows the trailer's end marker once tmux parsed it. */
+const CURRENT_FIELDS = [...POSITION_FIELDS, "pane_path"] as const;
 
 /** A cursor position: rows of history above the screen plus the cursor on it. */
 interface Position {
@@ -128,21 +123,12 @@ interface Anchor extends Position {
   pid: number;
 }
 
-interface Current extends Position {
-  pid: number;
-  limit: number;
+interface Current extends PanePosition {
   path: string;
 }
 
-function parsePosition(record: Record<(typeof POSITION_FIELDS)[number], string>): Current {
-  return {
-    history: intField(record.history_size, "history_size"),
-    y: intField(record.cursor_y, "cursor_y"),
-    x: intField(record.cursor_x, "cursor_x"),
-    pid: intField(record.pane_pid, "pane_pid"),
-    limit: intField(record.history_limit, "history_limit"),
-    path: record.pane_path,
-  };
+function parseCurrent(record: Record<(typeof CURRENT_FIELDS)[number], string>): Current {
+  return { ...parsePosition(record), path: record.pane_path };
 }
 
 function lockKey(socket: TmuxSocket, paneId: string): string {
@@ -407,7 +393,7 @@ async function readTrailer(
   const output = await runTmux(socket, [
     ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
-    ...["display-message", "-p", "-t", paneId, formatOf(POSITION_FIELDS)],
+    ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
   ]);
   const [value = "", ...rest] = splitCapture(output);
   const match = value.match(/^(\d+):(\d+):(\d+):(\d+):(.*)$/);
@@ -415,7 +401,7 @@ async function readTrailer(
     throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
   }
   const status = Number(match[1]);
-  let now = parsePosition(parseRecords(rest.join("\n"), POSITION_FIELDS)[0]);
+  let now = parseCurrent(parseRecords(rest.join("\n"), CURRENT_FIELDS)[0]);
   if (match[5] === names.channel) {
     return { status, end: { history: +match[2], y: +match[3], x: +match[4] }, now };
   }
@@ -511,7 +497,7 @@ function progressReporter(
 }
 
 async function currentPosition(socket: TmuxSocket, paneId: string): Promise<Current> {
-  return parsePosition(await queryPane(socket, paneId, POSITION_FIELDS));
+  return parseCurrent(await queryPane(socket, paneId, CURRENT_FIELDS));
 }
 
 interface CollectOptions {
@@ -585,7 +571,7 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
     if (!respawned) {
       // tmux drops a tenth of history-limit each time history fills up: the anchor row is where
       // it was, less some number of such trims; the fewest that fit are tried first.
-      const trim = Math.max(1, Math.floor(now.limit / 10));
+      const trim = historyTrim(now.limit);
       const fewest = Math.max(0, Math.ceil((anchor.history - now.history) / trim));
       for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {
         const startRow = anchor.history + anchor.y - trims * trim - now.history;

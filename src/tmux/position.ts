@@ -1,0 +1,60 @@
+/**
+ * Where a pane's cursor stands in its history, and how tmux trims that history: shared by the
+ * run machinery and capture_since, which both count rows from the top of history.
+ *
+ * @module
+ */
+
+import type { TmuxSocket } from "./exec.ts";
+import { intField } from "./format.ts";
+import { queryPane } from "./target.ts";
+
+/** The format fields {@linkcode parsePosition} reads. */
+export const POSITION_FIELDS = [
+  "pane_pid",
+  "history_size",
+  "history_limit",
+  "cursor_x",
+  "cursor_y",
+  "pane_width",
+  "pane_height",
+  "alternate_on",
+] as const;
+
+/** A pane's cursor and history: rows of history above the screen, the cursor on the screen. */
+export interface PanePosition {
+  pid: number;
+  history: number;
+  limit: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  alternate: boolean;
+}
+
+/** Parses the {@linkcode POSITION_FIELDS} of a record. */
+export function parsePosition(
+  record: Record<(typeof POSITION_FIELDS)[number], string>,
+): PanePosition {
+  return {
+    pid: intField(record.pane_pid, "pane_pid"),
+    history: intField(record.history_size, "history_size"),
+    limit: intField(record.history_limit, "history_limit"),
+    x: intField(record.cursor_x, "cursor_x"),
+    y: intField(record.cursor_y, "cursor_y"),
+    width: intField(record.pane_width, "pane_width"),
+    height: intField(record.pane_height, "pane_height"),
+    alternate: record.alternate_on === "1",
+  };
+}
+
+/** Asks tmux where a pane's cursor is. */
+export async function queryPosition(socket: TmuxSocket, paneId: string): Promise<PanePosition> {
+  return parsePosition(await queryPane(socket, paneId, POSITION_FIELDS));
+}
+
+/** Rows tmux drops at once whenever a pane's history is full: a tenth of history-limit. */
+export function historyTrim(limit: number): number {
+  return Math.max(1, Math.floor(limit / 10));
+}
