@@ -34,6 +34,17 @@ function range(from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 }
 
+/** Waits for a pane's command to be `name`: tmux starts it through a shell, which is a POSIX
+ * shell (and so an idle one to run_command) until it execs the command. */
+async function untilRunning(tmux: TestTmux, pane: string, name: string): Promise<void> {
+  await until(
+    `the pane to run ${name}`,
+    async () =>
+      (await tmux.run("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim() ===
+        name,
+  );
+}
+
 async function screen(tmux: TestTmux, pane: string): Promise<string> {
   return await tmux.run("capture-pane", "-p", "-J", "-t", pane, "-S", "-");
 }
@@ -189,6 +200,7 @@ function suite(kind: TransportKind): void {
 
       await t.step("a pane running sleep 100 gives started false", async () => {
         const sleeping = await tmux.newPane("sleep 100");
+        await untilRunning(tmux, sleeping, "sleep");
         const result = await call(conn, { command: "echo nope", pane_id: sleeping });
         const out = structured(result);
         assertEquals([result.isError, out.started, out.exit_status], [true, false, null]);
@@ -198,13 +210,7 @@ function suite(kind: TransportKind): void {
 
       await t.step("a non-POSIX shell is refused", async () => {
         const fish = await tmux.newPane("exec -a fish bash --norc --noprofile");
-        // tmux starts the command through sh, which is a POSIX shell until the exec.
-        await until(
-          "the pane to run fish",
-          async () =>
-            (await tmux.run("display-message", "-p", "-t", fish, "#{pane_current_command}"))
-              .trim() === "fish",
-        );
+        await untilRunning(tmux, fish, "fish");
         const result = await call(conn, { command: "echo nope", pane_id: fish });
         assertEquals(result.isError, true);
         assertMatch(textOf(result), /^unsupported_shell: /);
