@@ -8,3 +8,5 @@ export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 export { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";

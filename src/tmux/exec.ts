@@ -30,12 +30,18 @@ const encoder = new TextEncoder();
  */
 export const THEN = "\0;";
 
-/** The argv for one tmux invocation on a socket. */
+/**
+ * The argv for one tmux invocation on a socket. `-u` makes tmux take the terminal as UTF-8 whatever
+ * the locale: MCP clients start servers without LANG/LC_*, and tmux would then print our field
+ * separator as `_` and escape non-ASCII text.
+ */
 export function tmuxArgs(socket: TmuxSocket, args: readonly string[]): string[] {
   const escaped = args.map((arg) =>
     arg === THEN ? ";" : arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg
   );
-  return socket.socketName === null ? escaped : ["-L", socket.socketName, ...escaped];
+  return socket.socketName === null
+    ? ["-u", ...escaped]
+    : ["-u", "-L", socket.socketName, ...escaped];
 }
 
 function spawnError(error: unknown): TmuxError {

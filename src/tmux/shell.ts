@@ -120,7 +120,7 @@ function osc7(path: string): string {
  */
 export function buildTypedLine(command: string, options: TypedLineOptions): string {
   const { names, paneId, socketPath } = options;
-  const tmux = `tmux -S ${shellQuote(socketPath)}`;
+  const tmux = `tmux -u -S ${shellQuote(socketPath)}`;
   const body = options.inline
     ? `eval ${shellQuote(command)}`
     : `eval "$(${tmux} show-buffer -b ${names.commandBuffer} \\; delete-buffer -b ${names.commandBuffer})"`;

@@ -38,7 +38,7 @@ Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is esc
   const { THEN, tmuxArgs } = await import("../../src/tmux/exec.ts");
   assertEquals(
     tmuxArgs({ socketName: "s" }, ["send-keys", "-l", "echo hi;", THEN, "list-keys", ";", "a\\;"]),
-    ["-L", "s", "send-keys", "-l", "echo hi\\;", ";", "list-keys", "\\;", "a\\\\;"],
+    ["-u", "-L", "s", "send-keys", "-l", "echo hi\\;", ";", "list-keys", "\\;", "a\\\\;"],
   );
 });
 
