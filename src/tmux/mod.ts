@@ -34,6 +34,7 @@ export {
   WINDOW_FIELDS,
 } from "./objects.ts";
 export { capturePane, captureSince, type SinceResult } from "./capture.ts";
+export { checkPlainFormat } from "./safe_format.ts";
 export { compilePatterns, waitForText } from "./wait_text.ts";
 export { spawnTmux } from "./exec.ts";
 export { truncateTail } from "./output.ts";

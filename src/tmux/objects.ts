@@ -126,8 +126,15 @@ export async function getSession(socket: TmuxSocket, sessionId: string): Promise
 
 /**
  * Escapes text that tmux expands as a format (session, window and pane names, titles, start
- * directories), so `#{...}` and `#(...)` stay literal and never run anything.
+ * directories), so `#{...}` and `#(...)` stay literal and never run anything. tmux keeps an
+ * escaped `#[` (a style) as `##[`, so text holding one would be stored changed: it is refused.
  */
 export function literal(text: string): string {
+  if (text.includes("#[")) {
+    throw new TmuxError(
+      "invalid_argument",
+      "text may not contain '#[' (tmux would store it changed)",
+    );
+  }
   return text.replaceAll("#", "##");
 }

@@ -10,6 +10,7 @@ import {
   capturePane,
   captureSince,
   checkId,
+  checkPlainFormat,
   compilePatterns,
   getPane,
   getSession,
@@ -55,9 +56,6 @@ const linesOutput = {
 /** Names that look like they hold secrets; their values are withheld. */
 const SECRET_NAME =
   /(TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION_KEY|API_?KEY|PRIVATE|_KEY$|^KEY$)/i;
-
-/** Format text that would run a shell job or re-expand stored text as a format. */
-const UNSAFE_FORMAT = /#\(|#\{[^}]*\b[ET]:/;
 
 const OPTION_NAME = /^@?[A-Za-z][A-Za-z0-9_-]{0,63}(\[\d{1,4}\])?$/;
 
@@ -496,17 +494,13 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     name: "display_message",
     tier: "readonly",
     title: "Expand a tmux format",
-    description: "Expands a tmux format string (e.g. '#{pane_current_path}') for a pane. Shell " +
-      "jobs (#(...)) and re-expansion (E:, T:) are refused.",
+    description: "Expands a tmux format for a pane: literal text with plain variables such as " +
+      "'#{pane_current_path}', '#{session_name}' or a user option '#{@name}'. Modifiers, " +
+      "conditionals, styles and shell jobs are refused.",
     input: { format: z.string().min(1).max(2000), ...paneSpecShape },
     output: { pane_id: z.string(), text: z.string() },
     async run(args, context) {
-      if (UNSAFE_FORMAT.test(args.format)) {
-        throw new TmuxError(
-          "invalid_argument",
-          "format refused: #(...) shell jobs and E:/T: re-expansion are not allowed",
-        );
-      }
+      checkPlainFormat(args.format);
       const socket = socketFor(context, args.socket_name);
       const paneId = await resolvePane(socket, args);
       await queryPane(socket, paneId, []);

@@ -9,6 +9,7 @@ import { z } from "../deps.ts";
 import {
   captureSince,
   checkId,
+  checkPlainFormat,
   getPane,
   literal,
   resolvePane,
@@ -22,10 +23,18 @@ import { clampTimeout, socketFor } from "./context.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
 import { paneSpecShape, sessionSpecShape, socketNameSchema, timeoutSchema } from "./schemas.ts";
 
-/** Names tmux would mangle or treat as target syntax are refused rather than rewritten. */
-const nameSchema = z.string().min(1).max(100).refine((s) => !/[:.\p{Cc}]/u.test(s), {
-  message: "names may not contain ':', '.' or control characters",
-});
+/**
+ * Session and window names: an allow-list of what tmux stores as it is given. tmux rewrites ':'
+ * and '.' (target syntax), escapes '\\', '$' and control characters, and keeps '#[' (a style) as
+ * '##[', so those are refused rather than stored changed.
+ */
+const nameSchema = z.string().min(1).max(100).regex(
+  /^(?!.*#\[)[\p{L}\p{M}\p{N} _\-+=@%,/~!?&|*^'"`<>()[\]{};#]+$/u,
+  {
+    message: "names are 1 to 100 letters, digits, spaces and _-+=@%,/~!?&|*^'\"`<>()[]{};# " +
+      "(not ':', '.', '\\', '$', control characters or '#[')",
+  },
+).describe("the name, stored exactly as given");
 
 const directorySchema = z.string().min(1).max(4096).nullable().optional().describe(
   "working directory for the new pane",
@@ -498,6 +507,8 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
           `option ${JSON.stringify(args.name)} is not settable here`,
         );
       }
+      // A stored value can be re-expanded later (a status line's #{E:@name}): plain text only.
+      checkPlainFormat(args.value);
       const socket = socketFor(context, args.socket_name);
       const argv = ["set-option"];
       if (args.global) argv.push("-g");

@@ -1,0 +1,134 @@
+// What an outside attack found, each as a class of input, through a real MCP client: the server
+// refuses or survives it, keeps serving, and leaves nothing in tmux.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import { until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
+  return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("readonly: no format a caller writes can run a shell job, whatever the pane stored", async () => {
+  await withServer("stdio", { extraArgs: ["--safety", "readonly"] }, async (conn, tmux) => {
+    const dir = await Deno.makeTempDir();
+    try {
+      const marker = `${dir}/ran`;
+      const job = `#(touch ${marker})`;
+      // A hostile program stores a shell job in the pane's title and path.
+      await tmux.run("send-keys", "-t", tmux.paneId, "-l", `printf '\\033]2;${job}\\033\\\\'\r`);
+      await until(
+        "the title is set",
+        async () =>
+          (await tmux.run("display-message", "-p", "-t", tmux.paneId, "#{pane_title}")).trim() ===
+            job,
+      );
+      const formats = [
+        "#{E;=999:pane_title}",
+        "#{T;=9:pane_title}",
+        "#{E;s/X/Y/:pane_title}",
+        "#{S:#{E:pane_title}}",
+        "#{P:#{E:pane_title}}",
+        "#{W:#{E:pane_title}}",
+        "#{#{E:pane_title}}",
+        "#{E:pane_title}",
+        "#{T:pane_title}",
+        "#{?pane_active,#{E:pane_title},}",
+        "#{l:#(true)}",
+        job,
+        "##(true)#(true)",
+        "#[fg=red]",
+        "#{pane_title",
+        "#",
+      ];
+      for (const format of formats) {
+        const result = await call(conn, "display_message", { pane_id: tmux.paneId, format });
+        assertEquals(result.isError, true, `${format} was accepted: ${textOf(result)}`);
+        assertMatch(textOf(result), /^invalid_argument: format refused/);
+      }
+      // Give a job that did start time to run, then look.
+      await new Promise((r) => setTimeout(r, 300));
+      assertEquals(await exists(marker), false, "a shell job ran");
+      const plain = await call(conn, "display_message", {
+        pane_id: tmux.paneId,
+        format: "#{pane_title} ## #S #{session_name}:#{@unset_option} #{pane_id}",
+      });
+      assert(!plain.isError, textOf(plain));
+      assertEquals(
+        (plain.structuredContent as Json).text,
+        `${job} # main main: ${tmux.paneId}`,
+      );
+      await assertNoLeftovers(tmux, conn.serverPid);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+});
+
+Deno.test("names are stored exactly as given or refused", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const good = `a-b_c d+e=f@g%h,i/j~k!l?m&n|o*p^q'r"s\`t<u>v(w)x[y]z{1};2#3##4 日本 é`;
+    const created = await call(conn, "create_session", { name: good, window_name: `w ${good}` });
+    assert(!created.isError, textOf(created));
+    const ids = created.structuredContent as Json;
+    assertEquals(ids.session_name, good);
+    const stored = async (format: string, target: string) =>
+      (await tmux.run("display-message", "-p", "-t", target, format)).replace(/\n$/, "");
+    assertEquals(await stored("#{session_name}", ids.session_id as string), good);
+    assertEquals(await stored("#{window_name}", ids.window_id as string), `w ${good}`);
+    const renamed = await call(conn, "rename_session", {
+      session_id: ids.session_id,
+      new_name: `r${good}`,
+    });
+    assert(!renamed.isError, textOf(renamed));
+    assertEquals(await stored("#{session_name}", ids.session_id as string), `r${good}`);
+    const window = await call(conn, "rename_window", {
+      window_id: ids.window_id,
+      new_name: `x${good}`,
+    });
+    assert(!window.isError, textOf(window));
+    assertEquals(await stored("#{window_name}", ids.window_id as string), `x${good}`);
+    for (const bad of ["a\\b", "a$b", "x#[fg=red]", "a:b", "a.b", "a\tb", "\u0007"]) {
+      for (
+        const [tool, args] of [
+          ["create_session", { name: bad }],
+          ["rename_session", { session_id: ids.session_id, new_name: bad }],
+          ["rename_window", { window_id: ids.window_id, new_name: bad }],
+          ["create_window", { name: bad }],
+        ] as const
+      ) {
+        const result = await call(conn, tool, args);
+        assertEquals(result.isError, true, `${tool} took ${JSON.stringify(bad)}`);
+      }
+    }
+    assertEquals(await stored("#{session_name}", ids.session_id as string), `r${good}`);
+    // Titles and option values: exactly as given, or refused.
+    const pane = ids.pane_id as string;
+    const title = await call(conn, "set_pane_title", { pane_id: pane, title: `t ${good} \\ $` });
+    assertEquals((title.structuredContent as Json).title, `t ${good} \\ $`);
+    const styled = await call(conn, "set_pane_title", { pane_id: pane, title: "x#[fg=red]" });
+    assertEquals(styled.isError, true, "a title with #[ was stored changed");
+    for (const value of ["#(true)", "#{E:pane_title}", "a#[b"]) {
+      const set = await call(conn, "set_option", {
+        name: "@x",
+        value,
+        scope: "pane",
+        pane_id: pane,
+      });
+      assertEquals(set.isError, true, `set_option took ${value}`);
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
