@@ -13,7 +13,6 @@
  */
 
 import { parseArgs } from "node:util";
-import { LINEAR_REGEX_V8_FLAGS } from "../src/tmux/regex.ts";
 
 /** The targets a release ships. */
 export const TARGETS = [
@@ -87,7 +86,6 @@ export async function compileTarget(target: string, outDir: string): Promise<str
     args: [
       "compile",
       ...BINARY_PERMISSIONS,
-      `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`,
       ...["--target", target, "-o", output, MAIN],
     ],
     stdout: "inherit",

@@ -26,3 +26,6 @@ export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/tran
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol"
 export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol.js";
 export { z } from "npm:zod@4.6.7";
+// Linear-time matching for caller regular expressions (RE2 semantics in pure JavaScript): no
+// pattern can make one search stall the server, whatever flags the process was started with.
+export { RE2JS } from "npm:re2js@2.10.0";

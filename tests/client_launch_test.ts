@@ -4,7 +4,6 @@
 import { assert, assertEquals, type CallToolResult, Client, StdioClientTransport } from "./deps.ts";
 import { textOf } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
-import { LINEAR_REGEX_V8_FLAGS } from "../src/tmux/regex.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TEXT = "héllo wörld 日本語 ✓";
@@ -18,7 +17,6 @@ Deno.test("launched with a client's default environment, every tool family works
       "run",
       "--quiet",
       "--no-prompt",
-      `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`,
       "--allow-run=tmux",
       MAIN,
       "--socket-name",

@@ -7,11 +7,8 @@ import {
   type Transport,
 } from "../deps.ts";
 import { startTmux, type TestTmux } from "./tmux.ts";
-import { LINEAR_REGEX_V8_FLAGS } from "../../src/tmux/regex.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-/** As `deno task start` runs the server. */
-const V8_FLAGS = `--v8-flags=${LINEAR_REGEX_V8_FLAGS}`;
 const encoder = new TextEncoder();
 
 /** Which transport a suite drives. */
@@ -89,7 +86,7 @@ function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildPro
   const permissions = options.permissions ??
     (kind === "stdio" ? ["--allow-run=tmux"] : ["--allow-run=tmux", "--allow-net=127.0.0.1"]);
   const [program, ...programArgs] = options.program ??
-    [Deno.execPath(), "run", "--quiet", "--no-prompt", V8_FLAGS, ...permissions, MAIN];
+    [Deno.execPath(), "run", "--quiet", "--no-prompt", ...permissions, MAIN];
   const args = [
     ...programArgs,
     "--socket-name",
@@ -134,7 +131,7 @@ export async function runServerToExit(
   args: string[],
 ): Promise<{ code: number; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", "--no-prompt", V8_FLAGS, ...permissions, MAIN, ...args],
+    args: ["run", "--quiet", "--no-prompt", ...permissions, MAIN, ...args],
     stdin: "null",
     stdout: "null",
     stderr: "piped",
