@@ -4,11 +4,10 @@
  * @module
  */
 
-import process from "node:process";
 import { configFromFlags } from "./src/config.ts";
-import { StdioServerTransport } from "./src/deps.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http.ts";
+import { StdioLineTransport } from "./src/stdio.ts";
 import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
@@ -75,11 +74,10 @@ async function main(args: string[]): Promise<number> {
     stopTransport = () => http.shutdown();
     await http.finished;
   } else {
-    const server = await connectServer(context, new StdioServerTransport());
+    // Closed by the client going away (end of input) or by stop().
+    const server = await connectServer(context, new StdioLineTransport());
     const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
     stopTransport = () => server.close();
-    // The SDK's stdio transport does not notice the client going away; end of input is that signal.
-    process.stdin.on("end", stop);
     await closed;
   }
   await stop();

@@ -8,12 +8,13 @@
 
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/server/mcp"
 export { McpServer, ResourceTemplate } from "npm:@modelcontextprotocol/sdk@1.32.2/server/mcp.js";
-// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/server/stdio"
-export { StdioServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/stdio.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp"
 export { WebStandardStreamableHTTPServerTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/server/webStandardStreamableHttp.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
-export { isInitializeRequest } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export {
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 export type {
   CallToolResult,

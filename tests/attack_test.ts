@@ -4,7 +4,9 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
-import { until } from "./helpers/tmux.ts";
+import { startTmux, until } from "./helpers/tmux.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 type Json = Record<string, unknown>;
 
@@ -131,4 +133,82 @@ Deno.test("names are stored exactly as given or refused", async () => {
     }
     await assertNoLeftovers(tmux, conn.serverPid);
   });
+});
+
+Deno.test("stdio: a line over the size limit, or not JSON-RPC, is answered with an error and the server keeps serving", async () => {
+  const tmux = await startTmux();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-run=tmux",
+      MAIN,
+      "--socket-name",
+      tmux.socketName,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const replies: Json[] = [];
+  const reading = (async () => {
+    let pending = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      pending += chunk;
+      let newline: number;
+      while ((newline = pending.indexOf("\n")) >= 0) {
+        replies.push(JSON.parse(pending.slice(0, newline)));
+        pending = pending.slice(newline + 1);
+      }
+    }
+  })();
+  const send = (text: string) => writer.write(encoder.encode(text));
+  try {
+    await send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "t", version: "0" },
+        },
+      }) + "\n",
+    );
+    await until("initialized", () => Promise.resolve(replies.some((r) => r.id === 1)));
+    await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    // 11 MiB in one line, in pieces, as a client would write it.
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "ping",
+      params: { x: "a".repeat(11 * 1024 * 1024) },
+    });
+    for (let i = 0; i < big.length; i += 1 << 20) await send(big.slice(i, i + (1 << 20)));
+    await send("\n");
+    await send("this is not json\n");
+    await send('{"jsonrpc":"2.0","id":3}\n');
+    await send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }) + "\n");
+    await until("tools/list answered", () => Promise.resolve(replies.some((r) => r.id === 4)));
+    const errors = replies.filter((r) => r.id === null).map((r) => (r.error as Json).code);
+    assertEquals(errors, [-32600, -32700, -32600]);
+    assert(((replies.find((r) => r.id === 4)!.result as Json).tools as unknown[]).length > 0);
+    // The size limit did not close the server: end of input does.
+    await writer.close();
+    const status = await child.status;
+    assertEquals(status.code, 0);
+    await reading;
+  } finally {
+    try {
+      child.kill();
+    } catch {
+      // Already exited.
+    }
+    await child.status;
+    await tmux.close();
+  }
 });
