@@ -89,11 +89,21 @@ export function configFromFlags(flags: Flags): StartConfig {
   if (!/^\d+$/.test(portText) || port > 65535) {
     throw new Error(`--port must be a whole number from 0 to 65535 (got ${portText})`);
   }
-  let token = flags.token ?? permittedEnv("TMUX_MCP_TOKEN") ?? null;
+  if (flags.token !== undefined && flags.tokenFile !== undefined) {
+    throw new Error("give --token or --token-file, not both");
+  }
+  if (flags.token !== undefined) {
+    warnings.push("--token is visible to other users in ps: prefer --token-file or TMUX_MCP_TOKEN");
+  }
+  let token = flags.token ??
+    (flags.tokenFile === undefined ? undefined : readTokenFile(flags.tokenFile)) ??
+    permittedEnv("TMUX_MCP_TOKEN") ?? null;
   const tokenGenerated = token === null && flags.generateToken;
   if (tokenGenerated) token = generateToken();
-  if (token !== null && token.length < 16) {
-    throw new Error("--token must be at least 16 characters");
+  if (token !== null && !TOKEN.test(token)) {
+    throw new Error(
+      "the token must be 16 to 512 characters of A-Z a-z 0-9 and -._~+/= (no spaces)",
+    );
   }
   if (token === null && !LOOPBACK_HOSTS.has(host)) {
     throw new Error(
@@ -117,6 +127,23 @@ export function configFromFlags(flags: Flags): StartConfig {
     },
     warnings,
   };
+}
+
+/** What a bearer token may be: RFC 6750's token68 characters, long enough to guess at no cost. */
+const TOKEN = /^[A-Za-z0-9\-._~+/=]{16,512}$/;
+
+/** Reads a token file: its first line, without the line end. */
+function readTokenFile(path: string): string {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      throw new Error(`not permitted to read ${path}: add --allow-read=${path}`);
+    }
+    throw new Error(`cannot read the token file ${path}: ${(error as Error).message}`);
+  }
+  return text.split(/\r?\n/)[0];
 }
 
 /** A random bearer token (256 bits, hex). */

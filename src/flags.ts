@@ -20,6 +20,7 @@ export interface Flags {
   tools: string | undefined;
   excludeTools: string | undefined;
   token: string | undefined;
+  tokenFile: string | undefined;
   generateToken: boolean;
   sessionIdleSeconds: string | undefined;
   auditLog: boolean;
@@ -41,7 +42,10 @@ Usage: tmux-mcp [options]
                              an unknown tier fails closed to readonly
   --tools A,B                offer only these tools (within the tier)
   --exclude-tools A,B        never offer these tools
-  --token TOKEN              HTTP bearer token (env TMUX_MCP_TOKEN); required beyond loopback
+  --token-file PATH          HTTP bearer token read from a file (needs --allow-read=PATH);
+                             required beyond loopback
+  --token TOKEN              the token itself (env TMUX_MCP_TOKEN); visible to other users in ps,
+                             so prefer --token-file or the environment variable
   --generate-token           make a random token and print it to stderr
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
@@ -71,6 +75,7 @@ export function parseFlags(args: readonly string[]): Flags {
       tools: { type: "string" },
       "exclude-tools": { type: "string" },
       token: { type: "string" },
+      "token-file": { type: "string" },
       "generate-token": { type: "boolean" },
       "session-idle-seconds": { type: "string" },
       "audit-log": { type: "boolean" },
@@ -93,6 +98,7 @@ export function parseFlags(args: readonly string[]): Flags {
     tools: values.tools,
     excludeTools: values["exclude-tools"],
     token: values.token,
+    tokenFile: values["token-file"],
     generateToken: values["generate-token"] ?? false,
     sessionIdleSeconds: values["session-idle-seconds"],
     auditLog: values["audit-log"] ?? false,

@@ -74,3 +74,38 @@ Deno.test("beyond loopback a token is required; --generate-token makes one", () 
   assertMatch(made.http?.token ?? "", /^[0-9a-f]{64}$/);
   assertEquals(made.http?.tokenGenerated, true);
 });
+
+Deno.test("tokens: token68 characters only, from a file or the environment rather than argv", async () => {
+  for (const bad of [" ".repeat(16), `${"a".repeat(15)} `, "a".repeat(15), "ä".repeat(20)]) {
+    assertMatch(
+      message(() => configFromFlags(parseFlags(["--http", "--token", bad]))),
+      /16 to 512 characters/,
+      JSON.stringify(bad),
+    );
+  }
+  const argv = configFromFlags(parseFlags(["--http", "--token", "t".repeat(16)]));
+  assertMatch(argv.warnings.join("\n"), /visible to other users in ps/);
+  const file = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(file, `${"f".repeat(32)}\n`);
+    const fromFile = configFromFlags(parseFlags(["--http", "--token-file", file]));
+    assertEquals([fromFile.http?.token, fromFile.warnings], ["f".repeat(32), []]);
+    await Deno.writeTextFile(file, " ".repeat(16));
+    assertMatch(
+      message(() => configFromFlags(parseFlags(["--http", "--token-file", file]))),
+      /16 to 512/,
+    );
+    assertMatch(
+      message(() =>
+        configFromFlags(parseFlags(["--http", "--token-file", file, "--token", "t".repeat(16)]))
+      ),
+      /not both/,
+    );
+  } finally {
+    await Deno.remove(file);
+  }
+  assertMatch(
+    message(() => configFromFlags(parseFlags(["--http", "--token-file", "/nonexistent/x"]))),
+    /cannot read the token file/,
+  );
+});
