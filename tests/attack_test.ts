@@ -212,3 +212,39 @@ Deno.test("stdio: a line over the size limit, or not JSON-RPC, is answered with 
     await tmux.close();
   }
 });
+
+Deno.test("pane text that ends a control-mode block early cannot shorten a result", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    // tmux numbers commands with one counter for all clients: a program in a pane can learn it.
+    const probe = new Deno.Command("tmux", {
+      args: ["-L", tmux.socketName, "-C", "attach", "-t", "main"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = probe.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("display-message -p x\n"));
+    await writer.close();
+    const seen = new TextDecoder().decode((await probe.output()).stdout);
+    const [, time, number] = seen.match(/%begin (\d+) (\d+) 1/)!;
+    const script = `for t in ${time} ${+time + 1} ${+time + 2}; do n=${number}; ` +
+      `while [ $n -lt ${+number + 400} ]; do echo "%end $t $n 1"; n=$((n+1)); done; done; ` +
+      "echo tail-marker";
+    await tmux.run("send-keys", "-t", tmux.paneId, "-l", `${script}\r`);
+    await until(
+      "the script ran",
+      async () =>
+        (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).includes("tail-marker\n"),
+    );
+    for (let i = 0; i < 3; i++) {
+      const result = await call(conn, "capture_pane", { pane_id: tmux.paneId, scrollback: true });
+      const lines = (result.structuredContent as { lines: string[] }).lines;
+      assert(
+        lines.includes("tail-marker"),
+        `a forged block end cut the capture at ${lines.length}`,
+      );
+      assertEquals(lines.filter((l) => l.startsWith("%end ")).length, 1200);
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

@@ -24,23 +24,35 @@ export function controlSafe(args: readonly string[]): boolean {
   return args.every((arg) => arg === THEN || !/[\x00-\x1e\x7f]/.test(arg));
 }
 
-/** One command line in a control client's own command language. */
-export function controlLine(args: readonly string[]): { line: string; commands: number } {
+/**
+ * One command line in a control client's own command language; with a nonce, a
+ * `display-message -p NONCE` follows every command.
+ */
+export function controlLine(
+  args: readonly string[],
+  nonce?: string,
+): { line: string; commands: number } {
+  const check = nonce === undefined ? "" : ` ; display-message -p ${quoteArg(nonce)}`;
   let commands = 1;
   const words = args.map((arg) => {
     if (arg === THEN) {
       commands++;
-      return ";";
+      return check === "" ? ";" : `${check.slice(1)} ;`;
     }
     return quoteArg(arg);
   });
-  return { line: words.join(" "), commands };
+  return { line: words.join(" ") + check, commands };
 }
 
 interface Pending {
+  /** Blocks still to come: each command's, then the nonce's after it. */
   remaining: number;
   output: string[];
-  /** Printed by a last, added command: a block not ending with it means the stream was forged. */
+  /**
+   * Printed by a command added after every command of the line: each command's block must be
+   * followed by a block holding just this, so pane text that imitates a block's end (it can guess
+   * tmux's time and command number, not this) shows up as a forgery instead of cutting a result.
+   */
   nonce: string;
   resolve: (text: string) => void;
   reject: (error: TmuxError) => void;
@@ -75,6 +87,22 @@ function keyOf(socket: TmuxSocket): string {
   return socket.socketName ?? "";
 }
 
+/**
+ * Pane content (or a path, a title) imitated the protocol: nothing read on this client is
+ * trusted. The command in flight did run (tmux runs a line at once), only its output is lost; the
+ * client is closed and the next command connects anew.
+ */
+function forged(control: Control): void {
+  const pending = control.queue.shift();
+  pending?.reject(new TmuxError("tmux_unavailable", CONTROL_FORGED));
+  fail(control, controlExited());
+  try {
+    control.child.kill("SIGTERM");
+  } catch {
+    // Already gone.
+  }
+}
+
 function fail(control: Control, error: TmuxError): void {
   control.alive = false;
   for (const pending of control.queue.splice(0)) pending.reject(error);
@@ -95,6 +123,10 @@ async function readLoop(control: Control, key: string): Promise<void> {
         if (block === null) {
           if (fields[0] === "%begin" && fields.length === 4) {
             block = { time: fields[1], number: fields[2], mine: fields[3] === "1", lines: [] };
+          } else if (fields[0] === "%end" || fields[0] === "%error") {
+            // A block's end outside a block: pane text ended the last block early.
+            forged(control);
+            break;
           }
           // Everything else outside a block is a notification: ignored.
           continue;
@@ -116,25 +148,19 @@ async function readLoop(control: Control, key: string): Promise<void> {
           pending.reject(errorFromStderr(done.lines.join("\n"), []));
           continue;
         }
-        if (--pending.remaining > 0) {
+        const isNonce = pending.remaining-- % 2 === 1;
+        if (!isNonce) {
           // Not push(...lines): a capture of a long history has more lines than a call has room
           // for arguments.
           if (done.lines.length > 0) pending.output.push(`${done.lines.join("\n")}\n`);
           continue;
         }
-        control.queue.shift();
         if (done.lines.length !== 1 || done.lines[0] !== pending.nonce) {
-          // Pane content (or a path, a title) imitated the protocol: nothing read here is trusted.
-          // The whole line did run (tmux runs a line at once), only its output is lost.
-          pending.reject(new TmuxError("tmux_unavailable", CONTROL_FORGED));
-          fail(control, controlExited());
-          try {
-            control.child.kill("SIGTERM");
-          } catch {
-            // Already gone.
-          }
+          forged(control);
           break;
         }
+        if (pending.remaining > 0) continue;
+        control.queue.shift();
         pending.resolve(pending.output.join(""));
       }
       if (!control.alive) break;
@@ -196,9 +222,9 @@ export async function runControl(
     return null;
   }
   const nonce = `tmux_mcp_${crypto.randomUUID().replaceAll("-", "")}`;
-  const { line, commands } = controlLine([...args, THEN, "display-message", "-p", nonce]);
+  const { line, commands } = controlLine(args, nonce);
   return await new Promise<string>((resolve, reject) => {
-    control.queue.push({ remaining: commands, output: [], nonce, resolve, reject });
+    control.queue.push({ remaining: 2 * commands, output: [], nonce, resolve, reject });
     control.writer.write(encoder.encode(`${line}\n`)).catch(() => {
       fail(control, controlExited());
     });

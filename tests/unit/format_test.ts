@@ -51,6 +51,10 @@ Deno.test("control lines: arguments single-quoted, THEN counts commands, control
     line: `'display-message' '-p' 'a b' ; 'list-keys'`,
     commands: 2,
   });
+  assertEquals(controlLine(["list-keys", THEN, "list-buffers"], "n1"), {
+    line: `'list-keys' ; display-message -p 'n1' ; 'list-buffers' ; display-message -p 'n1'`,
+    commands: 2,
+  });
   assertEquals(controlSafe(["set-buffer", "a\nb"]), false);
   assertEquals(controlSafe(["display-message", `#{a}${FIELD_SEPARATOR}#{b}`]), true);
 });
