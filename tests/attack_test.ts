@@ -81,7 +81,7 @@ Deno.test("readonly: no format a caller writes can run a shell job, whatever the
 
 Deno.test("names are stored exactly as given or refused", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
-    const good = `a-b_c d+e=f@g%h,i/j~k!l?m&n|o*p^q'r"s\`t<u>v(w)x[y]z{1};2#3##4 日本 é`;
+    const good = `✓€ a-b_c d+e=f@g%h,i/j~k!l?m&n|o*p^q'r"s\`t<u>v(w)x[y]z{1};2#3##4 日本 é`;
     const created = await call(conn, "create_session", { name: good, window_name: `w ${good}` });
     assert(!created.isError, textOf(created));
     const ids = created.structuredContent as Json;
@@ -122,15 +122,10 @@ Deno.test("names are stored exactly as given or refused", async () => {
     assertEquals((title.structuredContent as Json).title, `t ${good} \\ $`);
     const styled = await call(conn, "set_pane_title", { pane_id: pane, title: "x#[fg=red]" });
     assertEquals(styled.isError, true, "a title with #[ was stored changed");
-    for (const value of ["#(true)", "#{E:pane_title}", "a#[b"]) {
-      const set = await call(conn, "set_option", {
-        name: "@x",
-        value,
-        scope: "pane",
-        pane_id: pane,
-      });
-      assertEquals(set.isError, true, `set_option took ${value}`);
-    }
+    // Option values are stored as they are (set-option expands nothing), never run.
+    const value = "#(true) #{E:pane_title} a#[b";
+    await call(conn, "set_option", { name: "@x", value, scope: "pane", pane_id: pane });
+    assertEquals(await stored("#{@x}", pane), value);
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

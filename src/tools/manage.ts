@@ -9,7 +9,6 @@ import { z } from "../deps.ts";
 import {
   captureSince,
   checkId,
-  checkPlainFormat,
   getPane,
   literal,
   resolvePane,
@@ -29,10 +28,10 @@ import { paneSpecShape, sessionSpecShape, socketNameSchema, timeoutSchema } from
  * '##[', so those are refused rather than stored changed.
  */
 const nameSchema = z.string().min(1).max(100).regex(
-  /^(?!.*#\[)[\p{L}\p{M}\p{N} _\-+=@%,/~!?&|*^'"`<>()[\]{};#]+$/u,
+  /^(?!.*#\[)(?:(?![:.\\$])[\p{L}\p{M}\p{N}\p{P}\p{S} ])+$/u,
   {
-    message: "names are 1 to 100 letters, digits, spaces and _-+=@%,/~!?&|*^'\"`<>()[]{};# " +
-      "(not ':', '.', '\\', '$', control characters or '#[')",
+    message: "names are 1 to 100 letters, digits, punctuation, symbols and spaces, " +
+      "not ':', '.', '\\', '$' or '#[' (tmux would store them changed)",
   },
 ).describe("the name, stored exactly as given");
 
@@ -507,8 +506,6 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
           `option ${JSON.stringify(args.name)} is not settable here`,
         );
       }
-      // A stored value can be re-expanded later (a status line's #{E:@name}): plain text only.
-      checkPlainFormat(args.value);
       const socket = socketFor(context, args.socket_name);
       const argv = ["set-option"];
       if (args.global) argv.push("-g");
