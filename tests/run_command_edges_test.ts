@@ -135,3 +135,17 @@ Deno.test("a prompt that scrolls the pane as it is drawn never leaks into output
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("a 40-column pane: no command length loses the first output line", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    await tmux.run("resize-window", "-t", pane, "-x", "40", "-y", "20");
+    // Every typed-line length over three rows, so one of them ends exactly at a row's end.
+    for (let k = 1; k <= 130; k++) {
+      const word = "w".repeat(k);
+      const out = await run(conn, { command: `echo ${word}; echo second`, pane_id: pane });
+      assertEquals([out.exit_status, out.output], [0, [word, "second"]], `length ${k}`);
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

@@ -16,34 +16,61 @@ const TYPED_ROWS_MAX = 256;
  * after the first is skipped too.
  */
 export function outputStart(lines: readonly string[], typedLine: string, channel: string): number {
-  const first = lines.findIndex((line) => line.includes(channel));
-  if (first < 0) return -1;
-  const typed = typedLine.trim();
-  let end = -1;
-  for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX) && end < 0; from--) {
-    end = typedEnd(lines, from, typed);
-  }
-  if (end < 0) {
-    const last = Math.min(lines.length - 1, first + TYPED_ROWS_MAX);
-    for (let i = last; i >= first; i--) {
-      if (lines[i].includes("; exit $s)")) return i + 1;
-    }
-    return first + 1;
-  }
-  const again = typedEnd(lines, end, typed);
-  return again < 0 ? end : again;
+  return findTyped(lines, typedLine, channel)?.next ?? -1;
 }
 
-/** When the rows from `from` on join up to contain `typed`: the index after the last of them. */
-function typedEnd(lines: readonly string[], from: number, typed: string): number {
+/**
+ * The lines after the typed line, or null when it is not in `lines`. A typed line that exactly
+ * fills its last row leaves that row marked as wrapped, so a capture with wrapped rows joined
+ * glues the first output line onto it: that text comes back as the first line.
+ */
+export function outputAfter(
+  lines: readonly string[],
+  typedLine: string,
+  channel: string,
+): string[] | null {
+  const found = findTyped(lines, typedLine, channel);
+  if (found === null) return null;
+  const rest = lines.slice(found.next);
+  return found.glued === "" ? rest : [found.glued, ...rest];
+}
+
+/** Where the typed line ends: the next line's index and the text glued after it on its row. */
+interface TypedEnd {
+  next: number;
+  glued: string;
+}
+
+function findTyped(lines: readonly string[], typedLine: string, channel: string): TypedEnd | null {
+  const first = lines.findIndex((line) => line.includes(channel));
+  if (first < 0) return null;
+  const typed = typedLine.trim();
+  let end: TypedEnd | null = null;
+  for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX) && end === null; from--) {
+    end = typedEnd(lines, from, typed);
+  }
+  if (end === null) {
+    const last = Math.min(lines.length - 1, first + TYPED_ROWS_MAX);
+    for (let i = last; i >= first; i--) {
+      if (lines[i].includes("; exit $s)")) return { next: i + 1, glued: "" };
+    }
+    return { next: first + 1, glued: "" };
+  }
+  if (end.glued !== "") return end;
+  return typedEnd(lines, end.next, typed) ?? end;
+}
+
+/** When the rows from `from` on join up to contain `typed`: where it ends. */
+function typedEnd(lines: readonly string[], from: number, typed: string): TypedEnd | null {
   const last = Math.min(lines.length - 1, from + TYPED_ROWS_MAX);
   let joined = "";
   for (let i = from; i <= last; i++) {
     joined += lines[i];
-    if (joined.includes(typed)) return i + 1;
+    const at = joined.indexOf(typed);
+    if (at >= 0) return { next: i + 1, glued: joined.slice(at + typed.length) };
     if (joined.length > typed.length * 2 + 1024) break;
   }
-  return -1;
+  return null;
 }
 
 /** The result of {@linkcode truncateTail}. */

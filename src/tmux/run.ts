@@ -14,14 +14,19 @@ import { queryPane } from "./target.ts";
 import { historyTrim, type PanePosition, parsePosition, POSITION_FIELDS } from "./position.ts";
 import { captureSince } from "./capture.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "./lock.ts";
-import { cutAtCursor, outputStart, splitCapture, truncateTail } from "./output.ts";
+import { cutAtCursor, outputAfter, splitCapture, truncateTail } from "./output.ts";
 import {
   buildTypedLine,
   type CallNames,
   callNames,
   classifyProcess,
   isInlineSafe,
+  markOutlivedShell,
+  NAME_PREFIX,
+  NONCE_BYTES,
   RUNNING_OPTION,
+  runningMark,
+  statusOptionNonce,
 } from "./shell.ts";
 import { randomHex } from "../hex.ts";
 
@@ -180,8 +185,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   }
   try {
     await sweepOrphans(runner, socket, paneId);
-    const state = await idleState(socket, paneId, runner.lastEnds.get(key));
+    let state = await idleState(socket, paneId, runner.lastEnds.get(key));
     runner.lastEnds.delete(key);
+    if (!ready(state, undefined) && await reconcile(socket, paneId, state)) {
+      state = await idleState(socket, paneId, undefined);
+    }
     if (state.pane_dead === "1") {
       throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
     }
@@ -221,7 +229,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       x: intField(state.cursor_x, "cursor_x"),
       pid: intField(state.pane_pid, "pane_pid"),
     };
-    const names = callNames(randomHex(8));
+    const names = callNames(randomHex(NONCE_BYTES));
     const inline = isInlineSafe(request.command);
     const typed = buildTypedLine(request.command, {
       names,
@@ -239,7 +247,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     // C-u first: text someone left unsent at the prompt would otherwise prefix our line (line
     // editors keep it in their kill ring; without one, the terminal's kill character drops it).
     const paste = [
-      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, names.channel, THEN],
+      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
       ...["set-buffer", "-b", names.pasteBuffer, "--", typed, THEN],
       ...["send-keys", "-t", paneId, "C-u", THEN],
       ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId, THEN],
@@ -330,9 +338,51 @@ const IDLE_WAIT_MS = 150;
 /** Looks taken back to back before sleeping between them: a shell is usually back within 2 ms. */
 const IDLE_QUICK_LOOKS = 8;
 
+const END_MARKER = new RegExp(`^${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}$`);
+
 /** Where a trailer's OSC 7 end marker shows in `#{pane_path}` until it puts the path back. */
 function isEndMarker(path: string): boolean {
-  return /^tmux_mcp_[0-9a-f]{16}$/.test(path);
+  return END_MARKER.test(path);
+}
+
+/** How long a drain of a call's done channel may wait: it returns at once when signalled. */
+const DRAIN_MS = 100;
+
+/**
+ * Brings a pane's bookkeeping in tmux back in line with what tmux reports, whichever server
+ * process left it (one killed mid-call, say); true when anything changed:
+ * - a running mark set for another pane process (respawned) or a dead pane is removed;
+ * - a trailer that finished but whose call is gone (its status option is still set: nobody
+ *   collected it) is released, its option removed and its done signal drained.
+ * Only called for a pane that is not at an idle shell, so the common path pays nothing.
+ */
+async function reconcile(socket: TmuxSocket, paneId: string, state: PaneState): Promise<boolean> {
+  const commands: string[] = [];
+  const mark = state[RUNNING_OPTION];
+  if (mark !== "" && (state.pane_dead === "1" || markOutlivedShell(mark, state.pane_pid))) {
+    commands.push("set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN);
+  }
+  const held: CallNames[] = [];
+  for (const line of (await runTmux(socket, ["show-options", "-p", "-t", paneId])).split("\n")) {
+    const nonce = statusOptionNonce(line.slice(0, line.indexOf(" ")));
+    if (nonce !== null) held.push(callNames(nonce));
+  }
+  for (const names of held) {
+    commands.push("wait-for", "-S", names.release, THEN);
+    commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
+  }
+  if (commands.length === 0) return false;
+  await runTmux(socket, commands.slice(0, -1));
+  await Promise.all(held.map((names) => drain(socket, names.channel)));
+  return true;
+}
+
+/** Consumes a signal left on a channel whose waiter is gone; gives up after {@linkcode DRAIN_MS}. */
+async function drain(socket: TmuxSocket, channel: string): Promise<void> {
+  const waiter = spawnTmux(socket, ["wait-for", channel]);
+  const timer = setTimeout(() => waiter.kill(), DRAIN_MS);
+  await waiter.done;
+  clearTimeout(timer);
 }
 
 /**
@@ -488,9 +538,9 @@ function progressReporter(
     let lines = since.lines;
     if (before !== null) {
       before = before.concat(lines);
-      const start = outputStart(before, call.typed, call.names.channel);
-      lines = start < 0 ? [] : before.slice(start);
-      if (start >= 0 || before.length > PROGRESS_SEARCH_LINES) before = null;
+      const after = outputAfter(before, call.typed, call.names.channel);
+      lines = after ?? [];
+      if (after !== null || before.length > PROGRESS_SEARCH_LINES) before = null;
     }
     request.onProgress?.({ elapsed: (Date.now() - call.started) / 1000, lines });
   };
@@ -566,8 +616,8 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
     const endRow = now.history >= end.history
       ? endAbsolute - now.history
       : endAbsolute - end.history;
-    const find = (lines: string[]): number =>
-      outputStart(lines, options.typed, options.names.channel);
+    const find = (lines: string[]): string[] | null =>
+      outputAfter(lines, options.typed, options.names.channel);
     if (!respawned) {
       // tmux drops a tenth of history-limit each time history fills up: the anchor row is where
       // it was, less some number of such trims; the fewest that fit are tried first.
@@ -580,14 +630,13 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
           if (trims === 0) return { lines: [], linesMissed: false, anchorLost: false };
           continue;
         }
-        const lines = await capture(startRow, endRow);
-        const start = find(lines);
-        if (start >= 0) return { lines: lines.slice(start), linesMissed: false, anchorLost: false };
+        const output = find(await capture(startRow, endRow));
+        if (output !== null) return { lines: output, linesMissed: false, anchorLost: false };
       }
     }
     const lines = await capture(null, endRow);
-    const start = find(lines);
-    if (start >= 0) return { lines: lines.slice(start), linesMissed: false, anchorLost: respawned };
+    const output = find(lines);
+    if (output !== null) return { lines: output, linesMissed: false, anchorLost: respawned };
     // The typed line is gone: scrolled out of a full history, or the history was cleared.
     const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
     return { lines, linesMissed: full && !respawned, anchorLost: respawned || !full };
@@ -635,36 +684,27 @@ function addOrphan(runner: Runner, socket: TmuxSocket, paneId: string, names: Ca
 }
 
 /**
- * Settles calls that timed out on this pane: a trailer that has run since left a value in its
- * option and a remembered signal on its channel, both consumed here; a trailer that can no longer
- * run (no command of ours is running there and it left no value) is forgotten.
+ * Settles calls given up on in this pane (timed out, cancelled): one whose command still runs is
+ * kept; one whose trailer has run left a signal on its done channel, drained here (the trailer,
+ * released ahead, removes its own option); one whose shell is gone is forgotten.
  */
 async function sweepOrphans(runner: Runner, socket: TmuxSocket, paneId: string): Promise<void> {
   const key = lockKey(socket, paneId);
   const list = runner.orphans.get(key);
   if (!list) return;
-  const fields = [RUNNING_OPTION, ...list.map((o) => o.names.option)];
-  let record: Record<string, string>;
+  let state: Record<"pane_pid" | "pane_dead" | typeof RUNNING_OPTION, string>;
   try {
-    record = parseRecords(
-      await runTmux(socket, ["display-message", "-p", "-t", paneId, formatOf(fields)]),
-      fields,
-    )[0];
+    state = await queryPane(socket, paneId, ["pane_pid", "pane_dead", RUNNING_OPTION]);
   } catch {
     runner.orphans.delete(key);
     return;
   }
-  const stillRunning = record[RUNNING_OPTION] !== "";
+  const mark = state[RUNNING_OPTION];
   const keep: Orphan[] = [];
   for (const orphan of list) {
-    if (record[orphan.names.option] !== "") {
-      const drain = spawnTmux(socket, ["wait-for", orphan.names.channel]);
-      const timer = setTimeout(() => drain.kill(), 1000);
-      await drain.done;
-      clearTimeout(timer);
-      await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, orphan.names.option])
-        .catch(() => {});
-    } else if (stillRunning) {
+    if (!mark.startsWith(`${orphan.names.channel}:`)) {
+      await drain(socket, orphan.names.channel);
+    } else if (state.pane_dead !== "1" && !markOutlivedShell(mark, state.pane_pid)) {
       keep.push(orphan);
     }
   }

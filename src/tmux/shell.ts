@@ -68,19 +68,46 @@ export interface CallNames {
   pasteBuffer: string;
 }
 
+/** What every name this server gives things in tmux starts with. */
+export const NAME_PREFIX = "tmux_mcp_";
+
+/** Random bytes in a call's nonce (16 hex digits). */
+export const NONCE_BYTES = 8;
+
 /** Derives the per-call names from a nonce. */
 export function callNames(nonce: string): CallNames {
+  const base = `${NAME_PREFIX}${nonce}`;
   return {
-    option: `@tmux_mcp_${nonce}`,
-    channel: `tmux_mcp_${nonce}`,
-    release: `tmux_mcp_${nonce}_r`,
-    commandBuffer: `tmux_mcp_${nonce}_c`,
-    pasteBuffer: `tmux_mcp_${nonce}_p`,
+    option: `@${base}`,
+    channel: base,
+    release: `${base}_r`,
+    commandBuffer: `${base}_c`,
+    pasteBuffer: `${base}_p`,
   };
 }
 
-/** Pane user option set while one of our commands runs in the pane; the trailer unsets it. */
-export const RUNNING_OPTION = "@tmux_mcp_running";
+/** The nonce of a call's status option (`@tmux_mcp_<nonce>`), or null for any other name. */
+export function statusOptionNonce(name: string): string | null {
+  const match = name.match(new RegExp(`^@${NAME_PREFIX}([0-9a-f]{${2 * NONCE_BYTES}})$`));
+  return match ? match[1] : null;
+}
+
+/**
+ * Pane user option set while one of our commands runs in the pane, to `<channel>:<pane_pid>`; the
+ * trailer unsets it. The pid tells any server process that a mark outlived its shell (the pane
+ * was respawned, or its process died).
+ */
+export const RUNNING_OPTION = `@${NAME_PREFIX}running`;
+
+/** The value of {@linkcode RUNNING_OPTION} for a call in a pane whose process is `panePid`. */
+export function runningMark(names: CallNames, panePid: number): string {
+  return `${names.channel}:${panePid}`;
+}
+
+/** Whether a running mark was set for another pane process than `panePid` (or is not ours). */
+export function markOutlivedShell(mark: string, panePid: string): boolean {
+  return mark.slice(mark.lastIndexOf(":") + 1) !== panePid;
+}
 
 /** Commands up to this length made only of printable ASCII are typed inline, readable in the pane. */
 export const INLINE_MAX = 2000;
@@ -116,6 +143,8 @@ function osc7(path: string): string {
  * - stores `$?`, the cursor position and `#{pane_path}` (expanded by tmux) in a pane option,
  *   clears the running mark and signals the channel;
  * - holds until the server releases it, so no prompt is drawn before the output is captured;
+ * - unsets its option (already gone when the server collected it; a call given up on never
+ *   collects it);
  * - puts the pane path back and exits with the command's status.
  */
 export function buildTypedLine(command: string, options: TypedLineOptions): string {
@@ -126,7 +155,8 @@ export function buildTypedLine(command: string, options: TypedLineOptions): stri
     : `eval "$(${tmux} show-buffer -b ${names.commandBuffer} \\; delete-buffer -b ${names.commandBuffer})"`;
   const trailer = `${tmux} set-option -p -F -t ${paneId} ${names.option} ` +
     `"$s:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; set-option -p -u -t ${paneId} ` +
-    `${RUNNING_OPTION} \\; wait-for -S ${names.channel} \\; wait-for ${names.release}`;
+    `${RUNNING_OPTION} \\; wait-for -S ${names.channel} \\; wait-for ${names.release} \\; ` +
+    `set-option -p -u -t ${paneId} ${names.option}`;
   const prefix = options.suppressHistory ? " " : "";
   return `${prefix}(trap : INT; (${body}); s=$?; ${osc7(names.channel)}; ${trailer}; ` +
     `${osc7(options.panePath)}; exit $s)`;

@@ -2,6 +2,7 @@ import { assertEquals } from "../deps.ts";
 import {
   cellWidth,
   cutAtCursor,
+  outputAfter,
   outputStart,
   prefixCells,
   splitCapture,
@@ -63,4 +64,11 @@ Deno.test("outputStart skips the second echo of a line typed before the prompt w
   assertEquals(outputStart(lines, TYPED, "tmux_mcp_ab"), 3);
   // Output that merely follows the typed line is not taken for a second echo.
   assertEquals(outputStart(["$ " + TYPED, "tmux_mcp_ab"], TYPED, "tmux_mcp_ab"), 1);
+});
+
+Deno.test("outputAfter gives back output glued onto a typed line that filled its last row", () => {
+  const lines = [`$ ${TYPED}first`, "second"];
+  assertEquals(outputAfter(lines, TYPED, "tmux_mcp_ab"), ["first", "second"]);
+  assertEquals(outputAfter([`$ ${TYPED}`, "second"], TYPED, "tmux_mcp_ab"), ["second"]);
+  assertEquals(outputAfter(["1"], TYPED, "tmux_mcp_ab"), null);
 });

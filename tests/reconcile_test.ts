@@ -1,0 +1,134 @@
+// Panes never wedge: the bookkeeping run_command keeps in tmux is reconciled with what tmux
+// reports by any server process, and calls given up on leave nothing behind.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
+import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+async function run(conn: Connection, args: Json): Promise<CallToolResult> {
+  return await conn.client.callTool({ name: "run_command", arguments: args }) as CallToolResult;
+}
+
+/** Runs `echo <word>` and checks it ran, with its exit status and output. */
+async function works(conn: Connection, pane: string, word: string): Promise<void> {
+  const result = await run(conn, { command: `echo ${word}`, pane_id: pane, timeout: 10 });
+  assert(!result.isError, textOf(result));
+  const out = result.structuredContent as Json;
+  assertEquals([out.started, out.exit_status, out.output], [true, 0, [word]], textOf(result));
+}
+
+async function timedOut(conn: Connection, pane: string, command: string): Promise<void> {
+  const result = await run(conn, { command, pane_id: pane, timeout: 0.5 });
+  assertEquals((result.structuredContent as Json).timed_out, true, textOf(result));
+}
+
+async function shellPid(tmux: TestTmux, pane: string): Promise<number> {
+  return Number((await tmux.run("display-message", "-p", "-t", pane, "#{pane_pid}")).trim());
+}
+
+async function prompt(tmux: TestTmux, pane: string): Promise<void> {
+  await until(
+    "a prompt",
+    async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$"),
+  );
+}
+
+Deno.test("a pane respawned while a timed-out command ran takes commands again", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    await timedOut(conn, pane, "sleep 1000");
+    await tmux.run("respawn-pane", "-k", "-t", pane, "env PS1='$ ' bash --norc --noprofile");
+    await prompt(tmux, pane);
+    await works(conn, pane, "respawned");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("a remain-on-exit pane whose shell died: pane_dead, then usable once respawned", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    await tmux.run("set-option", "-p", "-t", pane, "remain-on-exit", "on");
+    await timedOut(conn, pane, "sleep 1000");
+    Deno.kill(await shellPid(tmux, pane), "SIGKILL");
+    await until(
+      "the pane is dead",
+      async () =>
+        (await tmux.run("display-message", "-p", "-t", pane, "#{pane_dead}")).trim() === "1",
+    );
+    const dead = await run(conn, { command: "true", pane_id: pane });
+    assertMatch(textOf(dead), /^pane_dead: /);
+    await tmux.run("respawn-pane", "-t", pane, "env PS1='$ ' bash --norc --noprofile");
+    await prompt(tmux, pane);
+    await works(conn, pane, "again");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("a server killed mid-call (SIGKILL) leaves a pane the next server can use", async () => {
+  const tmux = await startTmux();
+  try {
+    const pane = tmux.paneId;
+    for (const when of ["while the command runs", "after the command ended"]) {
+      const first = await startServer("stdio", { socketName: tmux.socketName });
+      const call = run(first, { command: "sleep 1; echo late", pane_id: pane, timeout: 30 })
+        .catch(() => null);
+      await until("the command started", () => commandRunning(tmux, pane));
+      Deno.kill(first.serverPid, "SIGKILL");
+      await call;
+      await first.close();
+      const next = await startServer("stdio", { socketName: tmux.socketName });
+      try {
+        if (when === "while the command runs") {
+          const busy = await run(next, { command: "echo no", pane_id: pane, timeout: 10 });
+          const out = busy.structuredContent as Json;
+          assertEquals(out.started, false, textOf(busy));
+          assertMatch(String(out.not_started_reason), /still running an earlier run_command/);
+        }
+        // Its trailer holds the shell once the command ends, until released.
+        await until("the command ended", async () => !(await commandRunning(tmux, pane)));
+        await works(next, pane, "next");
+        await works(next, pane, "again");
+        await assertNoLeftovers(tmux, next.serverPid);
+      } finally {
+        await next.close();
+      }
+    }
+  } finally {
+    await tmux.close();
+  }
+});
+
+Deno.test("a server stopped mid-call (SIGTERM, end of input) leaves no option once the command ends", async () => {
+  const tmux = await startTmux();
+  try {
+    const pane = tmux.paneId;
+    for (const stop of ["SIGTERM", "end of input"]) {
+      const conn = await startServer("stdio", { socketName: tmux.socketName });
+      const call = run(conn, { command: "sleep 0.5; echo late", pane_id: pane, timeout: 30 })
+        .catch(() => null);
+      await until("the command started", () => commandRunning(tmux, pane));
+      if (stop === "SIGTERM") Deno.kill(conn.serverPid, "SIGTERM");
+      await conn.close();
+      await call;
+      await until("the command ended", async () => !(await commandRunning(tmux, pane)));
+      await prompt(tmux, pane);
+      await assertNoLeftovers(tmux, conn.serverPid);
+    }
+  } finally {
+    await tmux.close();
+  }
+});
+
+Deno.test("timeout, then C-c, then the next call: nothing survives it", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    await timedOut(conn, pane, "sleep 1000");
+    // The next call comes at once: the trailer runs while it waits for the prompt.
+    await tmux.run("send-keys", "-t", pane, "C-c");
+    await works(conn, pane, "after");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
