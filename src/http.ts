@@ -3,12 +3,16 @@
  * - a bearer token (constant-time compare) when one is set, which it must be beyond loopback;
  * - on loopback, the Host header must name our address (DNS rebinding);
  * - a browser Origin must be this server's own;
- * - request bodies are capped, and so is the number of sessions; idle sessions are closed.
+ * - connections are capped, and every read from a peer has a size and a time limit (see
+ *   `http_server.ts`);
+ * - sessions are capped: a new one closes the least recently used idle session, and only when
+ *   every session is busy is it refused; sessions idle too long are closed.
  *
  * @module
  */
 
 import { type McpServer, WebStandardStreamableHTTPServerTransport } from "./deps.ts";
+import { serveHttp1 } from "./http_server.ts";
 import { connectServer, type ToolContext } from "./server.ts";
 
 /** Options for {@linkcode serveHttp}. */
@@ -21,8 +25,10 @@ export interface HttpOptions {
   sessionIdleSeconds?: number;
   /** Largest request body accepted, in bytes (default 4 MiB). */
   maxBodyBytes?: number;
-  /** Most sessions open at once; more get 503 (default 64). */
+  /** Most sessions open at once (default 64): a new one closes the least recently used idle one. */
   maxSessions?: number;
+  /** Most connections open at once, authenticated or not (default 128). */
+  maxConnections?: number;
   /** Called once listening, with the MCP endpoint URL. */
   onListen?: (url: string) => void;
 }
@@ -31,6 +37,8 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
   lastSeen: number;
+  /** Requests being handled and responses still streaming. */
+  active: number;
 }
 
 /** A running HTTP server. */
@@ -121,6 +129,49 @@ export function guardRequest(req: Request, options: GuardOptions): Response | nu
   return null;
 }
 
+/** A request of a session is over: it counts as activity. */
+function settle(session: Session): void {
+  session.active--;
+  session.lastSeen = Date.now();
+}
+
+/** The response, with its session kept busy until its body has been sent or cancelled. */
+function tracked(session: Session, response: Response): Response {
+  if (response.body === null) {
+    settle(session);
+    return response;
+  }
+  const reader = response.body.getReader();
+  let open = true;
+  const finish = () => {
+    if (open) settle(session);
+    open = false;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read().catch((error) => {
+        finish();
+        throw error;
+      });
+      if (done) {
+        finish();
+        controller.close();
+      } else {
+        controller.enqueue(value);
+      }
+    },
+    async cancel(reason) {
+      finish();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 /** Serves MCP over Streamable HTTP at `/mcp`. */
 export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandle {
   const sessions = new Map<string, Session>();
@@ -145,7 +196,7 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
         // Called from handleRequest below, once the server is connected.
         onsessioninitialized: (id) => {
           sessionId = id;
-          sessions.set(id, { transport, server, lastSeen: Date.now() });
+          sessions.set(id, { transport, server, lastSeen: Date.now(), active: 0 });
         },
         onsessionclosed: (id) => {
           sessions.delete(id);
@@ -157,28 +208,46 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     return response;
   }
 
-  async function handle(req: Request): Promise<Response> {
+  /** Path, Host, Origin and token: checked before a request's body is read. */
+  function admit(req: Request): Response | null {
     if (new URL(req.url).pathname !== "/mcp") return jsonError(404, "not found: use /mcp");
-    const refusal = guardRequest(req, {
-      host: options.host,
-      port: boundPort,
-      token: options.token ?? null,
-    });
-    if (refusal) return refusal;
+    return guardRequest(req, { host: options.host, port: boundPort, token: options.token ?? null });
+  }
+
+  async function handle(req: Request): Promise<Response> {
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
       if (req.method !== "POST") return jsonError(400, "bad request: no session id");
-      if (sessions.size >= maxSessions) {
-        return jsonError(503, "too many sessions: close one (DELETE) or wait for one to expire");
+      if (sessions.size >= maxSessions && !await evictIdleSession()) {
+        return jsonError(503, "too many sessions, all busy: close one (DELETE) or try later");
       }
       return await newSession(req);
     }
     const session = sessions.get(id);
     if (!session) return jsonError(404, "session not found (expired or closed)");
     session.lastSeen = Date.now();
-    const declared = Number(req.headers.get("content-length") ?? "0");
-    if (declared > maxBody) return jsonError(413, "request body too large");
-    return await session.transport.handleRequest(req);
+    session.active++;
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(req);
+    } catch (error) {
+      settle(session);
+      throw error;
+    }
+    return tracked(session, response);
+  }
+
+  /** Closes the least recently used session with nothing in flight; false when there is none. */
+  async function evictIdleSession(): Promise<boolean> {
+    let oldest: [string, Session] | null = null;
+    for (const entry of sessions) {
+      if (entry[1].active === 0 && (oldest === null || entry[1].lastSeen < oldest[1].lastSeen)) {
+        oldest = entry;
+      }
+    }
+    if (oldest === null) return false;
+    await closeSession(oldest[0]);
+    return true;
   }
 
   const sweeper = setInterval(() => {
@@ -188,11 +257,13 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     }
   }, Math.min(idleMs, 60_000));
 
-  const httpServer = Deno.serve({
+  const httpServer = serveHttp1(handle, {
+    admit,
     hostname: options.host,
     port: options.port,
-    onListen: () => {},
-  }, handle);
+    maxBodyBytes: maxBody,
+    maxConnections: options.maxConnections,
+  });
   boundPort = httpServer.addr.port;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   const url = `http://${host}:${boundPort}/mcp`;

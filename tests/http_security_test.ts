@@ -120,17 +120,64 @@ Deno.test("oversized bodies get 413 and idle sessions expire", async () => {
   }, {});
 });
 
-Deno.test("sessions are capped", async () => {
+Deno.test("sessions are capped: a new one closes the least recently used idle session", async () => {
   await withHttp([], async (_conn, _tmux, url) => {
-    // The test client holds one session already.
-    const statuses: number[] = [];
-    for (let i = 0; i < 64; i++) {
+    const ids: string[] = [];
+    for (let i = 0; i < 70; i++) {
       const response = await post(url, {});
-      statuses.push(response.status);
+      assertEquals(response.status, 200, `session ${i + 1}`);
+      ids.push(response.headers.get("mcp-session-id") ?? "");
       await response.body?.cancel();
     }
-    assertEquals(statuses.filter((s) => s === 200).length, 63);
-    assertEquals(statuses.at(-1), 503);
+    const list = async (id: string) => {
+      const response = await post(url, {
+        "mcp-session-id": id,
+        "mcp-protocol-version": "2025-06-18",
+      }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+      await response.body?.cancel();
+      return response.status;
+    };
+    // 64 at most: the oldest were closed, the newest serve.
+    assertEquals(await list(ids[0]), 404);
+    assertEquals(await list(ids[5]), 404);
+    assertEquals(await list(ids[69]), 200);
+  }, {});
+});
+
+/** Opens a connection, sends `data`, and resolves with what the server did within `ms`. */
+async function slowPeer(url: string, data: string, ms: number): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(url).port) });
+  try {
+    await conn.write(new TextEncoder().encode(data));
+    const buffer = new Uint8Array(512);
+    const read = conn.read(buffer).then((n) =>
+      n === null ? "closed" : new TextDecoder().decode(buffer.subarray(0, n)).split("\r\n")[0]
+    ).catch(() => "closed");
+    const timer = new Promise<string>((r) => setTimeout(() => r("still open"), ms));
+    return await Promise.race([read, timer]);
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("slow and idle peers cannot hold the server: connections capped, reads time-limited", async () => {
+  await withHttp([], async (conn, _tmux, url) => {
+    const host = `Host: ${new URL(url).host}\r\n`;
+    const slowHeaders = `POST /mcp HTTP/1.1\r\n${host}`;
+    const slowBody = `POST /mcp HTTP/1.1\r\n${host}Content-Length: 100000\r\n\r\n{"jsonrpc"`;
+    // 300 peers: the first 128 are held open, and closed when their time is up (10 s for
+    // headers, 30 s for a body); the rest are refused at once.
+    const peers = [
+      ...Array.from({ length: 100 }, () => slowPeer(url, slowHeaders, 45_000)),
+      ...Array.from({ length: 100 }, () => slowPeer(url, slowBody, 45_000)),
+      ...Array.from({ length: 100 }, () => slowPeer(url, "", 45_000)),
+    ];
+    const outcomes = await Promise.all(peers);
+    const count = (what: string) => outcomes.filter((o) => o === what).length;
+    assertEquals(count("still open"), 0, "a slow peer was never closed");
+    assert(count("HTTP/1.1 503 too many connections") >= 300 - 128, JSON.stringify(outcomes));
+    // Once they are gone, the client is served again.
+    await conn.client.ping();
   }, {});
 });
 
@@ -191,5 +238,44 @@ Deno.test("--generate-token prints a token that then works", async () => {
     child.kill("SIGTERM");
     await child.status;
     await tmux.close();
+  }
+});
+
+Deno.test("a token from --token-file keeps it out of argv; a blank token is refused", async () => {
+  const file = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(file, `${TOKEN}\n`);
+    const tmux = await startTmux();
+    try {
+      const conn = await startServer("http", {
+        socketName: tmux.socketName,
+        extraArgs: ["--token-file", file],
+        permissions: ["--allow-run=tmux", "--allow-net=127.0.0.1", `--allow-read=${file}`],
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      try {
+        assert((await conn.client.listTools()).tools.length > 0);
+        const refused = await post(conn.url ?? "", {});
+        assertEquals(refused.status, 401);
+        await refused.body?.cancel();
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await tmux.close();
+    }
+    await Deno.writeTextFile(file, " ".repeat(16));
+    const blank = await runServerToExit(
+      ["--allow-run=tmux", "--allow-net", `--allow-read=${file}`],
+      [
+        "--http",
+        "--token-file",
+        file,
+      ],
+    );
+    assertEquals(blank.code, 2);
+    assertMatch(blank.stderr, /16 to 512 characters/);
+  } finally {
+    await Deno.remove(file);
   }
 });
