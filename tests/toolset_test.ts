@@ -634,3 +634,62 @@ Deno.test("capture_since counts the rows of wrapped lines, also when every line 
     assertEquals(seen.slice(1), [...Array(300).fill("0".repeat(200)), "finished"]);
   });
 });
+
+/** Tools that can start a program or type into a shell. */
+const PROGRAM_STARTERS = [
+  "create_session",
+  "create_window",
+  "paste_text",
+  "respawn_pane",
+  "run_command",
+  "send_keys",
+  "split_window",
+];
+
+Deno.test("tools/list: every tool and field described, honest hints, one spelling of optional", async () => {
+  await withServer("stdio", { extraArgs: ["--safety", "destructive"] }, async (conn) => {
+    const { tools } = await conn.client.listTools();
+    assertEquals(tools.length, READONLY.length + MUTATING.length + DESTRUCTIVE.length);
+    const problems: string[] = [];
+    for (const tool of tools) {
+      if (!tool.description || tool.description.length < 20) {
+        problems.push(`${tool.name}: description`);
+      }
+      const input = tool.inputSchema as {
+        properties?: Record<string, Record<string, unknown>>;
+        required?: string[];
+      };
+      for (const [name, field] of Object.entries(input.properties ?? {})) {
+        if (typeof field.description !== "string" || field.description === "") {
+          problems.push(`${tool.name}.${name}: no description`);
+        }
+        const optional = !(input.required ?? []).includes(name);
+        const nullable = JSON.stringify(field).includes('"null"');
+        if (optional && !("default" in field) && !nullable) {
+          problems.push(`${tool.name}.${name}: optional without a default or null`);
+        }
+      }
+      const output = tool.outputSchema as { properties?: Record<string, Record<string, unknown>> };
+      for (const [name, field] of Object.entries(output?.properties ?? {})) {
+        if (typeof field.description !== "string" || field.description === "") {
+          problems.push(`${tool.name} -> ${name}: no description`);
+        }
+      }
+      const hints = tool.annotations ?? {};
+      if (PROGRAM_STARTERS.includes(tool.name)) {
+        if (hints.destructiveHint !== true) problems.push(`${tool.name}: marked non-destructive`);
+        if (hints.openWorldHint !== true) problems.push(`${tool.name}: not open-world`);
+      } else if (hints.openWorldHint === true) {
+        problems.push(`${tool.name}: open-world but not listed as starting programs`);
+      }
+    }
+    assertEquals(problems, []);
+    const run = tools.find((t) => t.name === "run_command")!;
+    const props = (run.inputSchema as { properties: Record<string, { default?: unknown }> })
+      .properties;
+    assertEquals(
+      [props.timeout.default, props.max_lines.default, props.suppress_history.default],
+      [30, null, true],
+    );
+  });
+});

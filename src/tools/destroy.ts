@@ -19,9 +19,15 @@ import {
 } from "../tmux/mod.ts";
 import { socketFor, type ToolContext } from "./context.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
-import { socketNameSchema } from "./schemas.ts";
+import {
+  paneIdOutput,
+  paneIdSchema,
+  sessionIdSchema,
+  socketNameSchema,
+  windowIdSchema,
+} from "./schemas.ts";
 
-const killed = { killed: z.string() };
+const killed = { killed: z.string().describe("the id of what was killed") };
 
 /** Refuses when the panes about to go (among `panes`) include the one this server runs in. */
 function refuseOwn(context: ToolContext, panes: Pane[], doomed: (pane: Pane) => boolean): void {
@@ -70,7 +76,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     tier: "destructive",
     title: "Kill a session",
     description: "Kills a session by exact id ($N). The last session (the server) is refused.",
-    input: { session_id: z.string(), socket_name: socketNameSchema },
+    input: { session_id: sessionIdSchema, socket_name: socketNameSchema },
     output: killed,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -85,7 +91,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     tier: "destructive",
     title: "Kill a window",
     description: "Kills a window by exact id (@N).",
-    input: { window_id: z.string(), socket_name: socketNameSchema },
+    input: { window_id: windowIdSchema, socket_name: socketNameSchema },
     output: killed,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -100,7 +106,7 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     tier: "destructive",
     title: "Kill a pane",
     description: "Kills a pane by exact id (%N).",
-    input: { pane_id: z.string(), socket_name: socketNameSchema },
+    input: { pane_id: paneIdSchema, socket_name: socketNameSchema },
     output: killed,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -116,11 +122,11 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     title: "Clear a pane",
     description: "Resets a pane's screen and, unless history: false, deletes its scrollback.",
     input: {
-      pane_id: z.string(),
-      history: z.boolean().default(true),
+      pane_id: paneIdSchema,
+      history: z.boolean().default(true).describe("delete the scrollback too"),
       socket_name: socketNameSchema,
     },
-    output: { pane_id: z.string() },
+    output: { pane_id: paneIdOutput },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const pane = await getPane(socket, checkId("pane_id", args.pane_id));
@@ -137,13 +143,21 @@ export const DESTROY_TOOLS: AnyToolSpec[] = [
     description: "Starts a pane's program (or `command`) again. A live pane needs kill: true, " +
       "which ends what runs in it.",
     input: {
-      pane_id: z.string(),
-      command: z.string().min(1).max(10000).nullable().optional(),
-      start_directory: z.string().min(1).max(4096).nullable().optional(),
-      kill: z.boolean().default(false),
+      pane_id: paneIdSchema,
+      command: z.string().min(1).max(10000).nullable().optional().describe(
+        "program to start (default: the pane's own start command)",
+      ),
+      start_directory: z.string().min(1).max(4096).nullable().optional().describe(
+        "working directory (default: the pane's)",
+      ),
+      kill: z.boolean().default(false).describe("restart a live pane, ending what runs in it"),
       socket_name: socketNameSchema,
     },
-    output: { pane_id: z.string(), pane_pid: z.number().int() },
+    output: {
+      pane_id: paneIdOutput,
+      pane_pid: z.number().int().describe("the new program's process id"),
+    },
+    openWorld: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const pane = await getPane(socket, checkId("pane_id", args.pane_id));

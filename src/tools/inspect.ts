@@ -34,23 +34,23 @@ import { type AnyToolSpec, defineTool } from "./define.ts";
 import {
   maxLinesSchema,
   objectSchema,
+  paneIdOutput,
   paneSpecShape,
   sessionSpecShape,
   socketNameSchema,
   timeoutSchema,
+  windowIdSchema,
 } from "./schemas.ts";
 
 const sessionSchema = objectSchema(SESSION_FIELDS);
 const windowSchema = objectSchema(WINDOW_FIELDS);
 const paneSchema = objectSchema(PANE_FIELDS);
 
-const windowIdSchema = z.string().describe("window id like @2");
-
 const linesOutput = {
-  pane_id: z.string(),
-  lines: z.array(z.string()),
-  truncated_lines: z.number().int(),
-  truncated_bytes: z.number().int(),
+  pane_id: paneIdOutput,
+  lines: z.array(z.string()).describe("the pane's lines, oldest first"),
+  truncated_lines: z.number().int().describe("lines dropped from the head for max_lines"),
+  truncated_bytes: z.number().int().describe("UTF-8 bytes of those lines, a newline each"),
 };
 
 /** Names that look like they hold secrets; their values are withheld. */
@@ -94,9 +94,10 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     name: "list_sessions",
     tier: "readonly",
     title: "List sessions",
-    description: "Lists the tmux server's sessions.",
+    description: "Lists the tmux server's sessions (none when no server runs: create_session " +
+      "starts one).",
     input: { socket_name: socketNameSchema },
-    output: { sessions: z.array(sessionSchema) },
+    output: { sessions: z.array(sessionSchema).describe("every session, with its fields") },
     async run(args, context) {
       return { sessions: await listSessions(socketFor(context, args.socket_name)) };
     },
@@ -107,7 +108,7 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     title: "List windows",
     description: "Lists windows, of one session (session_id or session_name) or of all.",
     input: sessionSpecShape,
-    output: { windows: z.array(windowSchema) },
+    output: { windows: z.array(windowSchema).describe("the windows, with their fields") },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const session = await resolveSession(socket, args);
@@ -120,8 +121,13 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "List panes",
     description: "Lists panes, of one window (window_id), one session, or all.",
-    input: { ...sessionSpecShape, window_id: windowIdSchema.nullable().optional() },
-    output: { panes: z.array(paneSchema) },
+    input: {
+      ...sessionSpecShape,
+      window_id: z.string().nullable().optional().describe("only this window's panes, like @2"),
+    },
+    output: {
+      panes: z.array(paneSchema).describe("the panes, with their fields (pane_id for other tools)"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const windowId = args.window_id == null ? null : checkId("window_id", args.window_id);
@@ -142,11 +148,11 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     description: "The tmux server's pid, version, socket path, start time and session count.",
     input: { socket_name: socketNameSchema },
     output: {
-      pid: z.number().int(),
-      version: z.string(),
-      socket_path: z.string(),
-      start_time: z.number().int(),
-      sessions: z.number().int(),
+      pid: z.number().int().describe("the tmux server's process id"),
+      version: z.string().describe("tmux's version, like 3.3a"),
+      socket_path: z.string().describe("the server's socket file"),
+      start_time: z.number().int().describe("when the server started, in Unix seconds"),
+      sessions: z.number().int().describe("how many sessions it has"),
     },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -171,7 +177,10 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     title: "Describe a session",
     description: "One session (by session_id or session_name) with its windows.",
     input: sessionSpecShape,
-    output: { session: sessionSchema, windows: z.array(windowSchema) },
+    output: {
+      session: sessionSchema.describe("the session's fields"),
+      windows: z.array(windowSchema).describe("its windows"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const id = await resolveSession(socket, args);
@@ -187,7 +196,10 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     title: "Describe a window",
     description: "One window (by window_id) with its panes.",
     input: { window_id: windowIdSchema, socket_name: socketNameSchema },
-    output: { window: windowSchema, panes: z.array(paneSchema) },
+    output: {
+      window: windowSchema.describe("the window's fields"),
+      panes: z.array(paneSchema).describe("its panes"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const window = await getWindow(socket, checkId("window_id", args.window_id));
@@ -201,7 +213,7 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     title: "Describe a pane",
     description: "One pane: command, path, size, cursor, mode, history.",
     input: paneSpecShape,
-    output: { pane: paneSchema },
+    output: { pane: paneSchema.describe("the pane's fields") },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       return { pane: await getPane(socket, await resolvePane(socket, args)) };
@@ -252,16 +264,18 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
       "under the cursor, still being written, and is not consumed.",
     input: {
       ...paneSpecShape,
-      cursor: z.string().max(10000).nullable().optional().describe("from the previous call"),
+      cursor: z.string().max(10000).nullable().optional().describe(
+        "from the previous call (or send_keys); none: start now",
+      ),
       max_lines: maxLinesSchema,
     },
     output: {
-      pane_id: z.string(),
-      lines: z.array(z.string()),
-      current_line: z.string(),
-      cursor: z.string(),
-      lines_missed: z.boolean(),
-      truncated_lines: z.number().int(),
+      pane_id: paneIdOutput,
+      lines: z.array(z.string()).describe("complete lines written since the cursor"),
+      current_line: z.string().describe("the line still being written (not consumed)"),
+      cursor: z.string().describe("pass it to the next call to get only what follows"),
+      lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
+      truncated_lines: z.number().int().describe("lines dropped from the head for max_lines"),
     },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -285,17 +299,17 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     description: "The visible screen with cursor, size, mode and alternate-screen state.",
     input: paneSpecShape,
     output: {
-      pane_id: z.string(),
-      lines: z.array(z.string()),
-      cursor_x: z.number().int(),
-      cursor_y: z.number().int(),
-      width: z.number().int(),
-      height: z.number().int(),
-      in_mode: z.boolean(),
-      mode: z.string(),
-      alternate_on: z.boolean(),
-      current_command: z.string(),
-      title: z.string(),
+      pane_id: paneIdOutput,
+      lines: z.array(z.string()).describe("the visible screen's rows, top first"),
+      cursor_x: z.number().int().describe("cursor column, from 0"),
+      cursor_y: z.number().int().describe("cursor row, from 0 at the top of the screen"),
+      width: z.number().int().describe("columns"),
+      height: z.number().int().describe("rows"),
+      in_mode: z.boolean().describe("a mode (copy-mode, choose-tree...) covers the pane"),
+      mode: z.string().describe("that mode's name, or empty"),
+      alternate_on: z.boolean().describe("a full-screen program (editor, pager) owns the screen"),
+      current_command: z.string().describe("the foreground program's name"),
+      title: z.string().describe("the pane's title"),
     },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -328,18 +342,24 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     description: "Finds a literal text or a regular expression in panes (all, one session or " +
       "one window), on screen or also in history.",
     input: {
-      pattern: z.string().min(1).max(1000),
-      regex: z.boolean().default(false),
-      case_sensitive: z.boolean().default(false),
-      include_history: z.boolean().default(false),
-      max_matches: z.number().int().min(1).max(1000).default(100),
-      window_id: windowIdSchema.nullable().optional(),
+      pattern: z.string().min(1).max(1000).describe("text to find, or an RE2 regular expression"),
+      regex: z.boolean().default(false).describe("read pattern as a regular expression (RE2)"),
+      case_sensitive: z.boolean().default(false).describe("match case exactly"),
+      include_history: z.boolean().default(false).describe("search scrollback too"),
+      max_matches: z.number().int().min(1).max(1000).default(100).describe(
+        "stop after this many matches",
+      ),
+      window_id: z.string().nullable().optional().describe("only this window's panes, like @2"),
       ...sessionSpecShape,
     },
     output: {
-      matches: z.array(z.object({ pane_id: z.string(), row: z.number().int(), line: z.string() })),
-      truncated: z.boolean(),
-      panes_searched: z.number().int(),
+      matches: z.array(z.object({
+        pane_id: z.string().describe("the pane"),
+        row: z.number().int().describe("the row: 0 is the top of the screen, negative is history"),
+        line: z.string().describe("the matching line (at most 2000 characters)"),
+      })).describe("the matches, pane by pane, top to bottom"),
+      truncated: z.boolean().describe("max_matches was reached: there may be more"),
+      panes_searched: z.number().int().describe("how many panes were searched"),
     },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -382,23 +402,29 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
       "notifications when the request carries a progress token.",
     input: {
       ...paneSpecShape,
-      patterns: z.array(z.string().min(1).max(1000)).min(1).max(20),
-      stop_patterns: z.array(z.string().min(1).max(1000)).max(20).default([]),
-      regex: z.boolean().default(false),
-      case_sensitive: z.boolean().default(true),
+      patterns: z.array(z.string().min(1).max(1000)).min(1).max(20).describe(
+        "what to wait for: any one of them ends the wait as 'matched'",
+      ),
+      stop_patterns: z.array(z.string().min(1).max(1000)).max(20).default([]).describe(
+        "text that ends the wait as 'stopped' (an error message, say)",
+      ),
+      regex: z.boolean().default(false).describe("read patterns as regular expressions (RE2)"),
+      case_sensitive: z.boolean().default(true).describe("match case exactly"),
       timeout: timeoutSchema,
       cursor: z.string().max(10000).nullable().optional().describe(
         "count output since this cursor (from send_keys, paste_text or capture_since)",
       ),
     },
     output: {
-      pane_id: z.string(),
-      outcome: z.enum(["matched", "stopped", "timeout", "alternate_screen"]),
-      pattern: z.string().nullable(),
-      line: z.string().nullable(),
-      elapsed_seconds: z.number(),
-      effective_timeout: z.number(),
-      lines_missed: z.boolean(),
+      pane_id: paneIdOutput,
+      outcome: z.enum(["matched", "stopped", "timeout", "alternate_screen"]).describe(
+        "how the wait ended",
+      ),
+      pattern: z.string().nullable().describe("the pattern that matched or stopped it"),
+      line: z.string().nullable().describe("the line it matched"),
+      elapsed_seconds: z.number().describe("time spent waiting"),
+      effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
+      lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
     },
     async run(args, context, extra) {
       const socket = socketFor(context, args.socket_name);
@@ -429,8 +455,14 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "Show an option",
     description: "One option's value (null when unset), at server, session, window or pane scope.",
-    input: { name: z.string().regex(OPTION_NAME), ...optionScopeShape },
-    output: { name: z.string(), value: z.string().nullable() },
+    input: {
+      name: z.string().regex(OPTION_NAME).describe("option name, like history-limit or @mine"),
+      ...optionScopeShape,
+    },
+    output: {
+      name: z.string().describe("the option"),
+      value: z.string().nullable().describe("its value; null when unset"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const target = await optionTarget(socket, args.scope, args);
@@ -459,14 +491,17 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     title: "Show the environment",
     description: "tmux's global or session environment. Values of names that look like secrets " +
       "(TOKEN, SECRET, PASSWORD, KEY...) are withheld.",
-    input: { ...sessionSpecShape, global: z.boolean().default(false) },
+    input: {
+      ...sessionSpecShape,
+      global: z.boolean().default(false).describe("the global environment rather than a session's"),
+    },
     output: {
       variables: z.array(z.object({
-        name: z.string(),
-        value: z.string().nullable(),
-        withheld: z.boolean(),
-        removed: z.boolean(),
-      })),
+        name: z.string().describe("the variable"),
+        value: z.string().nullable().describe("its value; null when withheld or removed"),
+        withheld: z.boolean().describe("the name looks like a secret: its value is not shown"),
+        removed: z.boolean().describe("marked for removal from new processes' environment"),
+      })).describe("the variables, as tmux lists them"),
     },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -497,8 +532,16 @@ export const INSPECT_TOOLS: AnyToolSpec[] = [
     description: "Expands a tmux format for a pane: literal text with plain variables such as " +
       "'#{pane_current_path}', '#{session_name}' or a user option '#{@name}'. Modifiers, " +
       "conditionals, styles and shell jobs are refused.",
-    input: { format: z.string().min(1).max(2000), ...paneSpecShape },
-    output: { pane_id: z.string(), text: z.string() },
+    input: {
+      format: z.string().min(1).max(2000).describe(
+        "literal text with #{variable} references, e.g. '#{pane_current_path}'",
+      ),
+      ...paneSpecShape,
+    },
+    output: {
+      pane_id: paneIdOutput,
+      text: z.string().describe("the expanded format"),
+    },
     async run(args, context) {
       checkPlainFormat(args.format);
       const socket = socketFor(context, args.socket_name);

@@ -20,7 +20,17 @@ import {
 } from "../tmux/mod.ts";
 import { clampTimeout, socketFor } from "./context.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
-import { paneSpecShape, sessionSpecShape, socketNameSchema, timeoutSchema } from "./schemas.ts";
+import {
+  createdOutput,
+  okOutput,
+  paneIdOutput,
+  paneIdSchema,
+  paneSpecShape,
+  sessionSpecShape,
+  socketNameSchema,
+  timeoutSchema,
+  windowIdSchema,
+} from "./schemas.ts";
 
 /**
  * Session and window names: an allow-list of what tmux stores as it is given. tmux rewrites ':'
@@ -36,20 +46,26 @@ const nameSchema = z.string().min(1).max(100).regex(
 ).describe("the name, stored exactly as given");
 
 const directorySchema = z.string().min(1).max(4096).nullable().optional().describe(
-  "working directory for the new pane",
+  "working directory for the new pane (default: tmux's)",
 );
 
 const commandSchema = z.string().min(1).max(10000).nullable().optional().describe(
-  "program to run instead of the default shell",
+  "program to run instead of the default shell (it runs with your rights: to run commands " +
+    "and get their results, start a shell and use run_command)",
 );
 
 const sizeSchema = z.number().int().min(1).max(10000);
+
+const forceSchema = z.boolean().default(false).describe(
+  "type even into a pane in copy-mode or another mode (the keys then go to the mode)",
+);
 
 const CHANNEL = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 const channelSchema = z.string().regex(CHANNEL, {
   message: "channel names are 1 to 64 of A-Z a-z 0-9 _ . : -",
-}).refine((s) => !s.startsWith("tmux_mcp_"), { message: "tmux_mcp_* channels are reserved" });
+}).refine((s) => !s.startsWith("tmux_mcp_"), { message: "tmux_mcp_* channels are reserved" })
+  .describe("channel name, as in `tmux wait-for NAME`");
 
 const NAMED_KEYS = [
   "Enter",
@@ -107,12 +123,7 @@ export const SETTABLE_OPTIONS = new Set([
   "clock-mode-style",
 ]);
 
-const created = {
-  session_id: z.string(),
-  session_name: z.string(),
-  window_id: z.string(),
-  pane_id: z.string(),
-};
+const created = createdOutput;
 const CREATED_FORMAT = "#{session_id}\x1f#{session_name}\x1f#{window_id}\x1f#{pane_id}";
 
 function parseCreated(text: string): z.infer<z.ZodObject<typeof created>> {
@@ -122,7 +133,7 @@ function parseCreated(text: string): z.infer<z.ZodObject<typeof created>> {
   return { session_id, session_name, window_id, pane_id };
 }
 
-const ok = { ok: z.literal(true) };
+const ok = okOutput;
 
 function refuseInMode(pane: { pane_in_mode: boolean; pane_mode: string; pane_id: string }): void {
   if (pane.pane_in_mode) {
@@ -139,18 +150,23 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     name: "create_session",
     tier: "mutating",
     title: "Create a session",
-    description:
-      "Creates a detached session (optionally sized, in a directory, running a command).",
+    description: "Creates a detached session (optionally sized, in a directory, running a " +
+      "command), and starts the tmux server if none runs yet. Use its pane_id with " +
+      "run_command to run commands there.",
     input: {
       name: nameSchema,
-      width: sizeSchema.nullable().optional(),
-      height: sizeSchema.nullable().optional(),
+      width: sizeSchema.nullable().optional().describe("columns (default: tmux's, 80)"),
+      height: sizeSchema.nullable().optional().describe("rows (default: tmux's, 24)"),
       start_directory: directorySchema,
-      window_name: nameSchema.nullable().optional(),
+      window_name: nameSchema.nullable().optional().describe(
+        "the first window's name (default: its program's)",
+      ),
       command: commandSchema,
       socket_name: socketNameSchema,
     },
     output: created,
+    openWorld: true,
+    destructive: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const argv = ["new-session", "-d", "-P", "-F", CREATED_FORMAT, "-s", literal(args.name)];
@@ -166,15 +182,20 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     name: "create_window",
     tier: "mutating",
     title: "Create a window",
-    description: "Adds a window to a session (default: the current one).",
+    description: "Adds a window to a session (default: the current one), running a shell or " +
+      "`command`.",
     input: {
       ...sessionSpecShape,
-      name: nameSchema.nullable().optional(),
+      name: nameSchema.nullable().optional().describe(
+        "the window's name (default: its program's)",
+      ),
       start_directory: directorySchema,
       command: commandSchema,
       select: z.boolean().default(false).describe("make it the session's current window"),
     },
     output: created,
+    openWorld: true,
+    destructive: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const session = await resolveSession(socket, args);
@@ -191,17 +212,22 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     name: "split_window",
     tier: "mutating",
     title: "Split a pane",
-    description: "Splits a pane; the new pane goes right, left, below (down) or above (up).",
+    description: "Splits a pane; the new pane goes right, left, below (down) or above (up) " +
+      "and runs a shell or `command`.",
     input: {
       ...paneSpecShape,
-      direction: z.enum(["right", "left", "down", "up"]).default("down"),
+      direction: z.enum(["right", "left", "down", "up"]).default("down").describe(
+        "where the new pane goes",
+      ),
       size: z.union([sizeSchema, z.string().regex(/^\d{1,2}%$/)]).nullable().optional()
-        .describe("cells, or a percentage like '30%'"),
+        .describe("the new pane's size: cells, or a percentage like '30%' (default: half)"),
       start_directory: directorySchema,
       command: commandSchema,
-      select: z.boolean().default(false),
+      select: z.boolean().default(false).describe("make the new pane the active one"),
     },
     output: created,
+    openWorld: true,
+    destructive: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const paneId = await resolvePane(socket, args);
@@ -221,7 +247,10 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Rename a session",
     description: "Renames a session (by session_id or session_name).",
     input: { ...sessionSpecShape, new_name: nameSchema },
-    output: { session_id: z.string(), session_name: z.string() },
+    output: {
+      session_id: z.string().describe("the session renamed"),
+      session_name: z.string().describe("its new name, as stored"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const session = await resolveSession(socket, args);
@@ -237,8 +266,11 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     tier: "mutating",
     title: "Rename a window",
     description: "Renames a window (automatic renaming stops for it, as in tmux).",
-    input: { window_id: z.string(), new_name: nameSchema, socket_name: socketNameSchema },
-    output: { window_id: z.string(), window_name: z.string() },
+    input: { window_id: windowIdSchema, new_name: nameSchema, socket_name: socketNameSchema },
+    output: {
+      window_id: z.string().describe("the window renamed"),
+      window_name: z.string().describe("its new name, as stored"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const windowId = checkId("window_id", args.window_id);
@@ -251,7 +283,7 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     tier: "mutating",
     title: "Select a window",
     description: "Makes a window its session's current window.",
-    input: { window_id: z.string(), socket_name: socketNameSchema },
+    input: { window_id: windowIdSchema, socket_name: socketNameSchema },
     output: ok,
     async run(args, context) {
       await runTmux(socketFor(context, args.socket_name), [
@@ -267,7 +299,7 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     tier: "mutating",
     title: "Select a pane",
     description: "Makes a pane its window's active pane.",
-    input: { pane_id: z.string(), socket_name: socketNameSchema },
+    input: { pane_id: paneIdSchema, socket_name: socketNameSchema },
     output: ok,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
@@ -282,14 +314,14 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Arrange panes",
     description: "Applies a preset layout to a window's panes.",
     input: {
-      window_id: z.string(),
+      window_id: windowIdSchema,
       layout: z.enum([
         "even-horizontal",
         "even-vertical",
         "main-horizontal",
         "main-vertical",
         "tiled",
-      ]),
+      ]).describe("one of tmux's preset layouts"),
       socket_name: socketNameSchema,
     },
     output: ok,
@@ -309,13 +341,17 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Resize a pane",
     description: "Sets a pane's width and/or height in cells, or toggles zoom.",
     input: {
-      pane_id: z.string(),
-      width: sizeSchema.nullable().optional(),
-      height: sizeSchema.nullable().optional(),
+      pane_id: paneIdSchema,
+      width: sizeSchema.nullable().optional().describe("columns"),
+      height: sizeSchema.nullable().optional().describe("rows"),
       zoom: z.boolean().default(false).describe("toggle zoom instead of resizing"),
       socket_name: socketNameSchema,
     },
-    output: { pane_id: z.string(), width: z.number().int(), height: z.number().int() },
+    output: {
+      pane_id: paneIdOutput,
+      width: z.number().int().describe("columns now"),
+      height: z.number().int().describe("rows now"),
+    },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const paneId = (await getPane(socket, checkId("pane_id", args.pane_id))).pane_id;
@@ -337,9 +373,9 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Resize a window",
     description: "Sets a window's size in cells (the window-size option becomes manual for it).",
     input: {
-      window_id: z.string(),
-      width: sizeSchema,
-      height: sizeSchema,
+      window_id: windowIdSchema,
+      width: sizeSchema.describe("columns"),
+      height: sizeSchema.describe("rows"),
       socket_name: socketNameSchema,
     },
     output: ok,
@@ -362,8 +398,8 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Swap two panes",
     description: "Swaps the positions of two panes.",
     input: {
-      source_pane_id: z.string(),
-      target_pane_id: z.string(),
+      source_pane_id: paneIdSchema,
+      target_pane_id: paneIdSchema,
       socket_name: socketNameSchema,
     },
     output: ok,
@@ -381,13 +417,13 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Set a pane's title",
     description: "Sets a pane's title (shown by pane-border-status).",
     input: {
-      pane_id: z.string(),
+      pane_id: paneIdSchema,
       title: z.string().max(200).refine((s) => !/\p{Cc}/u.test(s), {
         message: "titles may not contain control characters",
-      }),
+      }).describe("the title, stored exactly as given (no control characters, no '#[')"),
       socket_name: socketNameSchema,
     },
-    output: { pane_id: z.string(), title: z.string() },
+    output: { pane_id: paneIdOutput, title: z.string().describe("the title as stored") },
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const paneId = (await getPane(socket, checkId("pane_id", args.pane_id))).pane_id;
@@ -399,22 +435,28 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     name: "send_keys",
     tier: "mutating",
     title: "Type into a pane",
-    description: "Types text into a pane. literal: true (default) types `keys` as text; " +
-      "literal: false reads it as space-separated key names (C-c, Enter, Escape, Up, F1...). " +
-      "enter: true presses Enter after. Refused for a pane in copy-mode unless force: true.",
+    description: "Types into a pane, as keys, for programs that read the keyboard (an " +
+      "editor, a REPL, a prompt) and for a synchronized set of panes. literal: true (default) " +
+      "types `keys` as text; literal: false reads it as space-separated key names (C-c, " +
+      "Enter, Escape, Up, F1...). enter: true presses Enter after. Then wait_for_text with " +
+      "the returned cursor reads the answer. To run a shell command and get its exit status, " +
+      "use run_command instead. Refused for a pane in copy-mode unless force: true.",
     input: {
       ...paneSpecShape,
-      keys: z.string().min(1).max(100000),
-      literal: z.boolean().default(true),
-      enter: z.boolean().default(false),
-      force: z.boolean().default(false),
+      keys: z.string().min(1).max(100000).describe(
+        "text to type (literal: true) or space-separated key names (literal: false)",
+      ),
+      literal: z.boolean().default(true).describe("type keys as text rather than key names"),
+      enter: z.boolean().default(false).describe("press Enter after the keys"),
+      force: forceSchema,
     },
     output: {
-      pane_id: z.string(),
-      sent: z.number().int(),
+      pane_id: paneIdOutput,
+      sent: z.number().int().describe("characters (or key names) sent"),
       cursor: z.string().describe("for wait_for_text: output since just before the keys"),
     },
     openWorld: true,
+    destructive: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const pane = await getPane(socket, await resolvePane(socket, args));
@@ -455,12 +497,19 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
       "the pane asked for it (so shells and editors take it as text, not as typed commands).",
     input: {
       ...paneSpecShape,
-      text: z.string().min(1).max(1_000_000),
-      bracketed: z.boolean().default(true),
-      force: z.boolean().default(false),
+      text: z.string().min(1).max(1_000_000).describe("the text, pasted as it is (no Enter added)"),
+      bracketed: z.boolean().default(true).describe(
+        "use bracketed paste when the program asked for it",
+      ),
+      force: forceSchema,
     },
-    output: { pane_id: z.string(), bytes: z.number().int(), cursor: z.string() },
+    output: {
+      pane_id: paneIdOutput,
+      bytes: z.number().int().describe("UTF-8 bytes pasted"),
+      cursor: z.string().describe("for wait_for_text: output since just before the paste"),
+    },
     openWorld: true,
+    destructive: true,
     async run(args, context) {
       const socket = socketFor(context, args.socket_name);
       const pane = await getPane(socket, await resolvePane(socket, args));
@@ -487,13 +536,18 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
       `Sets one of a fixed set of harmless options (${[...SETTABLE_OPTIONS].join(", ")}) ` +
       "or a user option (@name), at server, session, window or pane scope.",
     input: {
-      name: z.string().max(64),
-      value: z.string().max(1000),
-      scope: z.enum(["server", "session", "window", "pane"]).default("session"),
-      global: z.boolean().default(false),
+      name: z.string().max(64).describe("an option from the list above, or a user option @name"),
+      value: z.string().max(1000).describe("the value, stored as it is"),
+      scope: z.enum(["server", "session", "window", "pane"]).default("session").describe(
+        "which object the option belongs to",
+      ),
+      global: z.boolean().default(false).describe("set the global value (-g)"),
       ...paneSpecShape,
     },
-    output: { name: z.string(), value: z.string() },
+    output: {
+      name: z.string().describe("the option set"),
+      value: z.string().describe("its value"),
+    },
     idempotent: true,
     async run(args, context) {
       const user = /^@[A-Za-z][A-Za-z0-9_-]{0,62}$/.test(args.name);
@@ -528,9 +582,9 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
       "Blocks until `tmux wait-for -S <channel>` is run (by a script, or signal_channel).",
     input: { channel: channelSchema, timeout: timeoutSchema, socket_name: socketNameSchema },
     output: {
-      channel: z.string(),
-      outcome: z.enum(["signalled", "timeout"]),
-      effective_timeout: z.number(),
+      channel: z.string().describe("the channel waited on"),
+      outcome: z.enum(["signalled", "timeout"]).describe("signalled, or the timeout came first"),
+      effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
     },
     async run(args, context, extra) {
       const socket = socketFor(context, args.socket_name);
@@ -565,7 +619,7 @@ export const MANAGE_TOOLS: AnyToolSpec[] = [
     title: "Signal a tmux channel",
     description: "Runs `tmux wait-for -S <channel>`, waking its waiters.",
     input: { channel: channelSchema, socket_name: socketNameSchema },
-    output: { channel: z.string() },
+    output: { channel: z.string().describe("the channel signalled") },
     async run(args, context) {
       await runTmux(socketFor(context, args.socket_name), ["wait-for", "-S", args.channel]);
       return { channel: args.channel };

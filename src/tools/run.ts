@@ -17,26 +17,38 @@ const input = {
   ...paneSpecShape,
   timeout: timeoutSchema,
   max_lines: maxLinesSchema,
-  suppress_history: z.boolean().optional().describe(
-    "prefix a space to keep the line out of shell history (default: the server's, true); " +
-      "multi-line commands need false",
+  suppress_history: z.boolean().nullable().optional().meta({ default: true }).describe(
+    "prefix a space to keep the line out of shell history (default true, false when the " +
+      "server runs with --keep-history); multi-line commands need false",
   ),
 };
 
 const output = {
-  pane_id: z.string(),
-  exit_status: z.number().int().nullable(),
-  timed_out: z.boolean(),
-  started: z.boolean(),
-  not_started_reason: z.string().nullable(),
-  elapsed_seconds: z.number(),
-  effective_timeout: z.number(),
-  output: z.array(z.string()),
-  output_truncated: z.boolean(),
-  output_truncated_lines: z.number().int(),
-  output_truncated_bytes: z.number().int(),
-  lines_missed: z.boolean(),
-  anchor_lost: z.boolean(),
+  pane_id: z.string().describe("the pane that received the command"),
+  exit_status: z.number().int().nullable().describe(
+    "the shell's $? for the command; null when it timed out or was not started",
+  ),
+  timed_out: z.boolean().describe(
+    "the wait hit effective_timeout: the command MAY STILL BE RUNNING; do not run it again",
+  ),
+  started: z.boolean().describe(
+    "false: the command was never typed (see not_started_reason); safe to retry later",
+  ),
+  not_started_reason: z.string().nullable().describe("why it was not started, when it was not"),
+  elapsed_seconds: z.number().describe("time spent in the call"),
+  effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
+  output: z.array(z.string()).describe("the command's own output lines, tail kept"),
+  output_truncated: z.boolean().describe("lines were dropped from the head to honour max_lines"),
+  output_truncated_lines: z.number().int().describe("how many lines were dropped"),
+  output_truncated_bytes: z.number().int().describe(
+    "UTF-8 bytes of the dropped lines, a newline each",
+  ),
+  lines_missed: z.boolean().describe(
+    "tmux's scrollback (history-limit) dropped output before it could be read",
+  ),
+  anchor_lost: z.boolean().describe(
+    "the pane was respawned or its history cleared: output may be incomplete",
+  ),
 };
 
 const TEXT_TAIL_LINES = 20;
@@ -74,9 +86,13 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     title: "Run a shell command in a pane",
     description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
       "polling), and returns its exit status and its own output (tail kept under max_lines). " +
-      "With a progress token, new output lines arrive as progress messages about once a second. " +
-      "Refuses panes in copy-mode, panes not at an idle POSIX shell, and multi-line commands " +
-      "while suppress_history is true.",
+      "Use it for commands you author and want the result of. The command runs in a subshell: " +
+      "cd and export do not persist to the next call (chain them: 'cd dir && make'). A timed-out " +
+      "command MAY STILL BE RUNNING: do not retry it unless started is false. For output of " +
+      "programs you did not start, use wait_for_text; to type into a running program or a " +
+      "synchronized set of panes, use send_keys. With a progress token, new output lines " +
+      "arrive as progress messages about once a second. Refuses panes in copy-mode, panes not " +
+      "at an idle POSIX shell, and multi-line commands while suppress_history is true.",
     input,
     output,
     openWorld: true,

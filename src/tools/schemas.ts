@@ -40,12 +40,35 @@ export function objectSchema<S extends Record<string, Kind>>(
   return z.object(shape) as z.ZodObject<{ [F in keyof S]: z.ZodType }>;
 }
 
+/** An exact pane id, required. */
+export const paneIdSchema = z.string().describe("pane id like %3 (from list_panes)");
+
+/** An exact window id, required. */
+export const windowIdSchema = z.string().describe("window id like @2 (from list_windows)");
+
+/** An exact session id, required. */
+export const sessionIdSchema = z.string().describe("session id like $1 (from list_sessions)");
+
+/** Output: the pane a tool acted on. */
+export const paneIdOutput = z.string().describe("the pane acted on, like %3");
+
+/** Output of tools whose only news is that they succeeded. */
+export const okOutput = { ok: z.literal(true).describe("always true: the change was made") };
+
+/** Output of tools that create a session, window or pane: the new objects' ids. */
+export const createdOutput = {
+  session_id: z.string().describe("the session, like $1"),
+  session_name: z.string().describe("the session's name"),
+  window_id: z.string().describe("the new (or containing) window, like @2"),
+  pane_id: z.string().describe("the new pane, like %3: pass it to run_command, send_keys..."),
+};
+
 /** Seconds to wait, clamped by the server. */
 export const timeoutSchema = z.number().positive().default(30).describe(
   "seconds to wait; clamped to the server's ceiling, never an error",
 );
 
 /** Keep only the last N lines. */
-export const maxLinesSchema = z.number().int().min(1).nullable().optional().describe(
-  "keep only the last N lines",
+export const maxLinesSchema = z.number().int().min(1).nullable().default(null).describe(
+  "keep only the last N lines (null: all); what is dropped is counted",
 );
