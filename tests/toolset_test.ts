@@ -693,3 +693,34 @@ Deno.test("tools/list: every tool and field described, honest hints, one spellin
     );
   });
 });
+
+Deno.test("list_sessions counts people's clients, not this server's own", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const attached = async () =>
+      ((await ok(conn, "list_sessions")).sessions as Json[]).find((s) => s.session_name === "main")
+        ?.session_attached;
+    // The server's control client is attached by now, and a wait's watcher while it waits.
+    await ok(conn, "run_command", { command: "true", pane_id: tmux.paneId });
+    const waiting = tool(conn, "wait_for_text", {
+      pane_id: tmux.paneId,
+      patterns: ["never-printed"],
+      timeout: 2,
+    }).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    assertEquals(await attached(), 0);
+    await waiting;
+    // A person's client (control mode here, as iTerm2 attaches) counts.
+    const person = new Deno.Command("tmux", {
+      args: ["-L", tmux.socketName, "-C", "attach", "-t", "main"],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      await until("the client attached", async () => (await attached()) === 1);
+    } finally {
+      await person.stdin.close();
+      await person.status;
+    }
+  });
+});

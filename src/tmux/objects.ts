@@ -6,8 +6,8 @@
 
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./command.ts";
-import type { TmuxSocket } from "./exec.ts";
-import { formatOf, intField, parseRecords } from "./format.ts";
+import { THEN, type TmuxSocket } from "./exec.ts";
+import { FIELD_SEPARATOR, formatOf, intField, parseRecords } from "./format.ts";
 import { queryPane } from "./target.ts";
 
 type Kind = "string" | "int" | "bool";
@@ -89,9 +89,41 @@ async function list<S extends Spec>(
   return parseRecords(output, fields).map((record) => convert(spec, record));
 }
 
-/** Every session. */
-export function listSessions(socket: TmuxSocket): Promise<Session[]> {
-  return list(socket, ["list-sessions"], SESSION_FIELDS);
+const CLIENT_FIELDS = ["session_id", "client_flags"] as const;
+
+/**
+ * Whether a client is one of the control clients this server (or another tmux-mcp process)
+ * attaches for itself: control mode, ignoring size, and either without output or read-only.
+ */
+function isOwnClient(flags: string): boolean {
+  const set = new Set(flags.split(","));
+  return set.has("control-mode") && set.has("ignore-size") &&
+    (set.has("no-output") || set.has("read-only"));
+}
+
+/** Every session; `session_attached` counts people's clients, not this server's own. */
+export async function listSessions(socket: TmuxSocket): Promise<Session[]> {
+  const fields = Object.keys(SESSION_FIELDS);
+  // Client lines start with a field no session line can hold (session ids start with '$').
+  const output = await runTmux(socket, [
+    ...["list-sessions", "-F", formatOf(fields), THEN],
+    ...["list-clients", "-F", `client${FIELD_SEPARATOR}${formatOf(CLIENT_FIELDS)}`],
+  ]);
+  const lines = output.split("\n").filter((line) => line !== "");
+  const clients = parseRecords(
+    lines.filter((line) => line.startsWith(`client${FIELD_SEPARATOR}`)).join("\n"),
+    ["client", ...CLIENT_FIELDS],
+  );
+  const sessions = parseRecords(
+    lines.filter((line) => !line.startsWith(`client${FIELD_SEPARATOR}`)).join("\n"),
+    fields,
+  ).map((record) => convert(SESSION_FIELDS, record));
+  return sessions.map((session) => ({
+    ...session,
+    session_attached:
+      clients.filter((c) => c.session_id === session.session_id && !isOwnClient(c.client_flags))
+        .length,
+  }));
 }
 
 /** Every window of every session. */
