@@ -40,6 +40,7 @@ function policyFrom(flags: Flags, warnings: string[]): ToolPolicy {
   return {
     tier,
     only: only === undefined ? null : nameList(only),
+    with: nameList(flags.withTools ?? permittedEnv("TMUX_MCP_WITH_TOOLS")),
     exclude: nameList(flags.excludeTools ?? permittedEnv("TMUX_MCP_EXCLUDE_TOOLS")),
   };
 }

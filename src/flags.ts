@@ -19,6 +19,7 @@ export interface Flags {
   safety: string | undefined;
   tools: string | undefined;
   excludeTools: string | undefined;
+  withTools: string | undefined;
   token: string | undefined;
   tokenFile: string | undefined;
   generateToken: boolean;
@@ -42,6 +43,8 @@ Usage: tmux-mcp [options]
                              an unknown tier fails closed to readonly
   --tools A,B                offer only these tools (within the tier)
   --exclude-tools A,B        never offer these tools
+  --with-tools A,B           also offer these opt-in tools (run_shell_command: run_command with
+                             the libtmux generation's camelCase contract)
   --token-file PATH          HTTP bearer token read from a file (needs --allow-read=PATH);
                              required beyond loopback
   --token TOKEN              the token itself (env TMUX_MCP_TOKEN); visible to other users in ps,
@@ -74,6 +77,7 @@ export function parseFlags(args: readonly string[]): Flags {
       safety: { type: "string" },
       tools: { type: "string" },
       "exclude-tools": { type: "string" },
+      "with-tools": { type: "string" },
       token: { type: "string" },
       "token-file": { type: "string" },
       "generate-token": { type: "boolean" },
@@ -97,6 +101,7 @@ export function parseFlags(args: readonly string[]): Flags {
     safety: values.safety,
     tools: values.tools,
     excludeTools: values["exclude-tools"],
+    withTools: values["with-tools"],
     token: values.token,
     tokenFile: values["token-file"],
     generateToken: values["generate-token"] ?? false,

@@ -3,7 +3,13 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer, textOf, type TransportKind } from "./helpers/mcp.ts";
+import {
+  type Connection,
+  startServer,
+  textOf,
+  type TransportKind,
+  withServer,
+} from "./helpers/mcp.ts";
 import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
 
 interface RunOutput {
@@ -305,3 +311,53 @@ function suite(kind: TransportKind): void {
 
 suite("stdio");
 suite("http");
+
+Deno.test("run_shell_command: the libtmux generation's camelCase contract, opt-in", async () => {
+  await withServer("stdio", {}, async (conn) => {
+    const names = (await conn.client.listTools()).tools.map((t) => t.name);
+    assert(!names.includes("run_shell_command"), "offered by default");
+  });
+  await withServer(
+    "stdio",
+    { extraArgs: ["--with-tools", "run_shell_command"] },
+    async (conn, tmux) => {
+      const names = (await conn.client.listTools()).tools.map((t) => t.name);
+      assert(names.includes("run_shell_command") && names.includes("run_command"));
+      const result = await conn.client.callTool({
+        name: "run_shell_command",
+        arguments: {
+          command: "seq 1 5; exit 4",
+          paneId: tmux.paneId,
+          maxLines: 2,
+          timeoutSeconds: 10,
+        },
+      }) as CallToolResult;
+      const out = result.structuredContent as Record<string, unknown>;
+      assertEquals(Object.keys(out).sort(), [
+        "anchorLost",
+        "effectiveTimeoutSeconds",
+        "elapsedSeconds",
+        "exitStatus",
+        "linesMissed",
+        "output",
+        "paneId",
+        "started",
+        "timedOut",
+      ]);
+      assertEquals(
+        [out.paneId, out.exitStatus, out.timedOut, out.started, out.output],
+        [tmux.paneId, 4, false, true, {
+          lines: ["4", "5"],
+          truncated: true,
+          droppedLines: 3,
+          droppedBytes: 6,
+        }],
+      );
+      const bad = await conn.client.callTool({
+        name: "run_shell_command",
+        arguments: { command: "true", pane_id: tmux.paneId },
+      }) as CallToolResult;
+      assertEquals(bad.isError, true, "snake_case names accepted");
+    },
+  );
+});

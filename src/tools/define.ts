@@ -31,6 +31,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   output: O;
   /** Whether the tool reaches beyond tmux's own state (runs programs, types into shells). */
   openWorld?: boolean;
+  /** Offered only when named by --tools or --with-tools (an alias for other clients). */
+  optIn?: boolean;
   /** Whether it may destroy things (default: the destructive tier only). */
   destructive?: boolean;
   idempotent?: boolean;

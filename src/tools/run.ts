@@ -1,13 +1,13 @@
 /**
- * The `run_command` tool (contract: shared/contracts/run_command.md).
+ * The `run_command` tool (contract: docs/run_command.md), and its opt-in camelCase alias.
  *
  * @module
  */
 
 import { z } from "../deps.ts";
-import { resolvePane, runCommand, type RunResult, TmuxError } from "../tmux/mod.ts";
-import { clampTimeout, socketFor } from "./context.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
+import { type PaneSpec, resolvePane, runCommand, type RunResult, TmuxError } from "../tmux/mod.ts";
+import { clampTimeout, socketFor, type ToolContext } from "./context.ts";
+import { type AnyToolSpec, defineTool, type Extra } from "./define.ts";
 import { maxLinesSchema, paneSpecShape, timeoutSchema } from "./schemas.ts";
 
 const input = {
@@ -78,7 +78,82 @@ export function renderRunResult(result: RunResult): string {
   ].join("\n");
 }
 
-/** The run_command tool. */
+/** One run request as a tool got it, in either generation's wire names. */
+interface ToolRunRequest {
+  command: string;
+  pane: PaneSpec;
+  socketName: string | null;
+  timeout: number;
+  maxLines: number | null;
+  /** null: the server's default. */
+  suppressHistory: boolean | null;
+}
+
+/** Checks a run request, resolves its pane and runs it, with progress when asked for. */
+async function runFromTool(
+  context: ToolContext,
+  extra: Extra,
+  request: ToolRunRequest,
+): Promise<RunResult> {
+  const suppressHistory = request.suppressHistory ?? context.config.suppressHistory;
+  if (request.command.includes("\0")) {
+    throw new TmuxError("invalid_argument", "command must not contain NUL characters");
+  }
+  if (suppressHistory && /[\r\n]/.test(request.command)) {
+    throw new TmuxError(
+      "invalid_argument",
+      "multi-line command refused while suppress_history is true (a space prefix only " +
+        "keeps the first line out of history); pass suppress_history: false to run it",
+    );
+  }
+  const socket = socketFor(context, request.socketName);
+  const paneId = await resolvePane(socket, request.pane);
+  const token = extra._meta?.progressToken;
+  const timeout = clampTimeout(context, request.timeout);
+  return await runCommand(context.runner, {
+    socket,
+    paneId,
+    command: request.command,
+    timeout,
+    maxLines: request.maxLines,
+    suppressHistory,
+    signal: extra.signal,
+    onProgress: token === undefined ? undefined : ({ elapsed, lines }) => {
+      const tail = lines.slice(-PROGRESS_LINES).join("\n");
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: elapsed,
+          total: timeout,
+          message: tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail,
+        },
+      }).catch(() => {});
+    },
+  });
+}
+
+/** run_shell_command's output: the libtmux generation's camelCase shape. */
+const shellOutput = {
+  paneId: z.string().describe("the pane that received the command"),
+  exitStatus: z.number().int().nullable().describe(
+    "the shell's $? for the command; null when it timed out or was not started",
+  ),
+  timedOut: z.boolean().describe("the wait hit its timeout: the command MAY STILL BE RUNNING"),
+  output: z.object({
+    lines: z.array(z.string()).describe("the command's own output lines, tail kept"),
+    truncated: z.boolean().describe("lines were dropped from the head to honour maxLines"),
+    droppedLines: z.number().int().describe("how many lines were dropped"),
+    droppedBytes: z.number().int().describe("UTF-8 bytes of the dropped lines"),
+  }).describe("the command's output"),
+  elapsedSeconds: z.number().describe("time spent in the call"),
+  effectiveTimeoutSeconds: z.number().describe("the timeout enforced, after the ceiling"),
+  started: z.boolean().describe("false: the command was never typed"),
+  linesMissed: z.boolean().describe("tmux's scrollback dropped output before it was read"),
+  anchorLost: z.boolean().describe("the pane was respawned or its history cleared"),
+};
+
+/** The run tools: run_command, and the opt-in run_shell_command alias. */
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
@@ -98,44 +173,65 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     openWorld: true,
     destructive: true,
     async run(args, context, extra) {
-      const suppressHistory = args.suppress_history ?? context.config.suppressHistory;
-      if (args.command.includes("\0")) {
-        throw new TmuxError("invalid_argument", "command must not contain NUL characters");
-      }
-      if (suppressHistory && /[\r\n]/.test(args.command)) {
-        throw new TmuxError(
-          "invalid_argument",
-          "multi-line command refused while suppress_history is true (a space prefix only " +
-            "keeps the first line out of history); pass suppress_history: false to run it",
-        );
-      }
-      const socket = socketFor(context, args.socket_name);
-      const paneId = await resolvePane(socket, args);
-      const token = extra._meta?.progressToken;
-      const timeout = clampTimeout(context, args.timeout);
-      return await runCommand(context.runner, {
-        socket,
-        paneId,
+      return await runFromTool(context, extra, {
         command: args.command,
-        timeout,
+        pane: args,
+        socketName: args.socket_name ?? null,
+        timeout: args.timeout,
         maxLines: args.max_lines ?? null,
-        suppressHistory,
-        signal: extra.signal,
-        onProgress: token === undefined ? undefined : ({ elapsed, lines }) => {
-          const tail = lines.slice(-PROGRESS_LINES).join("\n");
-          extra.sendNotification({
-            method: "notifications/progress",
-            params: {
-              progressToken: token,
-              progress: elapsed,
-              total: timeout,
-              message: tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail,
-            },
-          }).catch(() => {});
-        },
+        suppressHistory: args.suppress_history ?? null,
       });
     },
     text: renderRunResult,
+    failed: (result) => !result.started,
+  }),
+  defineTool({
+    name: "run_shell_command",
+    tier: "mutating",
+    optIn: true,
+    title: "Run a shell command in a pane (camelCase)",
+    description: "run_command for clients written for the libtmux generation's contract, with " +
+      "camelCase names; the same machinery and guarantees. A timed-out command MAY STILL BE " +
+      "RUNNING: do not retry it unless started is false. Offered only when asked for " +
+      "(--with-tools run_shell_command).",
+    input: {
+      command: input.command,
+      paneId: z.string().nullable().optional().describe(
+        "pane id like %3; default: the active pane",
+      ),
+      timeoutSeconds: timeoutSchema,
+      maxLines: maxLinesSchema,
+      suppressHistory: input.suppress_history,
+    },
+    output: shellOutput,
+    openWorld: true,
+    destructive: true,
+    async run(args, context, extra) {
+      const result = await runFromTool(context, extra, {
+        command: args.command,
+        pane: { pane_id: args.paneId },
+        socketName: null,
+        timeout: args.timeoutSeconds,
+        maxLines: args.maxLines ?? null,
+        suppressHistory: args.suppressHistory ?? null,
+      });
+      return {
+        paneId: result.pane_id,
+        exitStatus: result.exit_status,
+        timedOut: result.timed_out,
+        output: {
+          lines: result.output,
+          truncated: result.output_truncated,
+          droppedLines: result.output_truncated_lines,
+          droppedBytes: result.output_truncated_bytes,
+        },
+        elapsedSeconds: result.elapsed_seconds,
+        effectiveTimeoutSeconds: result.effective_timeout,
+        started: result.started,
+        linesMissed: result.lines_missed,
+        anchorLost: result.anchor_lost,
+      };
+    },
     failed: (result) => !result.started,
   }),
 ];

@@ -17,7 +17,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       socketName: null,
       waitMaxSeconds: 30,
       suppressHistory: true,
-      policy: { tier: "mutating", only: null, exclude: [] },
+      policy: { tier: "mutating", only: null, with: [], exclude: [] },
       ownPane: null,
       audit: false,
       control: true,
@@ -62,7 +62,12 @@ Deno.test("safety tiers: valid names, unknown ones fail closed to readonly", () 
   assertEquals(bad.server.policy.tier, "readonly");
   assertMatch(bad.warnings.join(), /unknown safety tier/);
   const lists = configFromFlags(parseFlags(["--tools", "a, b", "--exclude-tools", "c"]));
-  assertEquals(lists.server.policy, { tier: "mutating", only: ["a", "b"], exclude: ["c"] });
+  assertEquals(lists.server.policy, {
+    tier: "mutating",
+    only: ["a", "b"],
+    with: [],
+    exclude: ["c"],
+  });
 });
 
 Deno.test("beyond loopback a token is required; --generate-token makes one", () => {
