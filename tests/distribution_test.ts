@@ -17,25 +17,48 @@ async function runsCommands(conn: Connection, paneId: string): Promise<void> {
 }
 
 const base = await baseFor(Deno.build.target);
+/** A binary built beforehand (the release workflow tests each one it built before uploading). */
+const prebuilt = Deno.env.get("TMUX_MCP_BINARY") ?? null;
 
 Deno.test({
   name: "the compiled binary serves stdio and runs commands",
-  // Needs a denort base binary (DENORT_BIN or Deno's cache); none is reachable on our machines.
-  ignore: !base.ok,
+  // Needs a built binary or a denort base binary (DENORT_BIN or Deno's cache); neither is
+  // reachable on our machines.
+  ignore: prebuilt === null && !base.ok,
   async fn() {
     const dir = await Deno.makeTempDir();
     const tmux = await startTmux();
     let conn: Connection | null = null;
     try {
-      const binary = await compileTarget(Deno.build.target, dir);
+      const binary = prebuilt ?? await compileTarget(Deno.build.target, dir);
       conn = await startServer("stdio", { socketName: tmux.socketName, program: [binary] });
       await runsCommands(conn, tmux.paneId);
+      const names = (await conn.client.listTools()).tools.map((t) => t.name);
+      assert(names.includes("run_command"), "the binary offers no run_command");
     } finally {
       await conn?.close();
       await tmux.close();
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("deno publish --dry-run passes and ships only what users need", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["publish", "--dry-run", "--allow-dirty"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  assertEquals(out.code, 0, text.slice(-2000));
+  const files = [...text.matchAll(/file:\/\/\S+/g)].map((m) =>
+    m[0].slice(new URL(ROOT).href.length)
+  );
+  assert(files.includes("main.ts") && files.includes("LICENSE"), files.join(" "));
+  assert(files.includes("docs/run_command.md"), files.join(" "));
+  const extra = files.filter((f) => /^(tests|scripts|\.ci|\.github)\//.test(f));
+  assertEquals(extra, []);
 });
 
 const TYPES: Record<string, string> = {
