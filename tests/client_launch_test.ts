@@ -21,6 +21,8 @@ Deno.test("launched with a client's default environment, every tool family works
       MAIN,
       "--socket-name",
       tmux.socketName,
+      "--safety",
+      "destructive",
     ],
     stderr: "pipe",
   });
@@ -66,6 +68,33 @@ Deno.test("launched with a client's default environment, every tool family works
     await call("set_option", { name: "@note", value: TEXT, scope: "pane", pane_id: pane });
     const option = await call("show_option", { name: "@note", scope: "pane", pane_id: pane });
     assertEquals(option.value, TEXT);
+
+    // Windows and panes, made and ended.
+    const window = await call("create_window", { session_name: `s ${TEXT}`, name: TEXT });
+    const split = await call("split_window", { pane_id: window.pane_id, direction: "right" });
+    const panes = await call("list_panes", { window_id: window.window_id }) as { panes: unknown[] };
+    assertEquals(panes.panes.length, 2);
+    await call("rename_window", { window_id: window.window_id, new_name: `w ${TEXT}` });
+    await call("kill_pane", { pane_id: split.pane_id });
+    // Reading: new output since a cursor, the screen, the environment.
+    const since = await call("capture_since", { pane_id: pane });
+    await call("run_command", { command: `printf '%s\\n' '${TEXT}'`, pane_id: pane });
+    const fresh = await call("capture_since", { pane_id: pane, cursor: since.cursor }) as {
+      lines: string[];
+    };
+    assert(fresh.lines.includes(TEXT), `capture_since: ${JSON.stringify(fresh.lines)}`);
+    const snapshot = await call("snapshot_pane", { pane_id: pane }) as { lines: string[] };
+    assert(snapshot.lines.includes(TEXT), "snapshot_pane");
+    await call("show_environment", { global: true });
+    // Channels.
+    const waitChannel = call("wait_for_channel", { channel: "launch-test", timeout: 10 });
+    await new Promise((r) => setTimeout(r, 200));
+    await call("signal_channel", { channel: "launch-test" });
+    assertEquals((await waitChannel).outcome, "signalled");
+    // Resources and prompts.
+    const resource = await client.readResource({ uri: "tmux://sessions" });
+    assert(JSON.stringify(resource.contents).includes(TEXT), "tmux://sessions");
+    assert((await client.listPrompts()).prompts.length > 0);
   } finally {
     await client.close().catch(() => {});
     await tmux.close();
