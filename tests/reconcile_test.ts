@@ -101,16 +101,16 @@ Deno.test("a server killed mid-call (SIGKILL) leaves a pane the next server can 
   }
 });
 
-Deno.test("a server stopped mid-call (SIGTERM, end of input) leaves no option once the command ends", async () => {
+Deno.test("a server stopped mid-call (SIGTERM, SIGINT, end of input) leaves no option once the command ends", async () => {
   const tmux = await startTmux();
   try {
     const pane = tmux.paneId;
-    for (const stop of ["SIGTERM", "end of input"]) {
+    for (const stop of ["SIGTERM", "SIGINT", "end of input"] as const) {
       const conn = await startServer("stdio", { socketName: tmux.socketName });
       const call = run(conn, { command: "sleep 0.5; echo late", pane_id: pane, timeout: 30 })
         .catch(() => null);
       await until("the command started", () => commandRunning(tmux, pane));
-      if (stop === "SIGTERM") Deno.kill(conn.serverPid, "SIGTERM");
+      if (stop !== "end of input") Deno.kill(conn.serverPid, stop);
       await conn.close();
       await call;
       await until("the command ended", async () => !(await commandRunning(tmux, pane)));
