@@ -149,3 +149,30 @@ Deno.test("a 40-column pane: no command length loses the first output line", asy
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("synchronize-panes: run_command types into its pane alone", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const other = (await tmux.run(
+      "split-window",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      pane,
+      "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile",
+    )).trim();
+    await until(
+      "a prompt in the other pane",
+      async () => (await tmux.run("capture-pane", "-p", "-t", other)).trimEnd().endsWith("$"),
+    );
+    await tmux.run("set-option", "-w", "-t", pane, "synchronize-panes", "on");
+    const before = await tmux.run("capture-pane", "-p", "-t", other);
+    const out = await run(conn, { command: "echo mine", pane_id: pane });
+    assertEquals([out.exit_status, out.output], [0, ["mine"]]);
+    await new Promise((r) => setTimeout(r, 200));
+    assertEquals(await tmux.run("capture-pane", "-p", "-t", other), before);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

@@ -1,8 +1,8 @@
 /**
  * A persistent tmux control-mode client (`tmux -C attach -f no-output,ignore-size`) per socket,
  * so queries and commands cost a line on a pipe instead of a process spawn. Arguments are quoted
- * for tmux's command language (single-quoted, `'` as "'"): nothing in them is expanded. Commands
- * whose arguments hold control characters, or that need standard input, are not sent here.
+ * for tmux's command language (see {@linkcode quoteArg}): nothing in them is expanded. Commands
+ * that need standard input are not sent here.
  *
  * @module
  */
@@ -10,18 +10,21 @@
 import { errorFromStderr, TmuxError } from "./errors.ts";
 import { spawnRun, THEN, tmuxArgs, type TmuxSocket } from "./exec.ts";
 
-/** Quotes one argument for tmux's command parser: literal, nothing expanded. */
+/**
+ * Quotes one argument for tmux's command parser: literal, nothing expanded. Text goes in single
+ * quotes; `'` and control characters (which would break the line) as double-quoted octal escapes,
+ * which tmux's parser joins to the quoted runs around them into one argument.
+ */
 export function quoteArg(arg: string): string {
-  return arg.split("'").map((part) => `'${part}'`).join(`"'"`);
+  // deno-lint-ignore no-control-regex
+  return arg.split(/(['\x01-\x1f\x7f])/).map((part, i) =>
+    i % 2 === 0 ? `'${part}'` : `"\\${part.charCodeAt(0).toString(8).padStart(3, "0")}"`
+  ).join("");
 }
 
-/**
- * Whether a command can go over the control connection: one line, so no control characters but
- * the field separator of our own formats (which tmux passes through as it is).
- */
+/** Whether a command can go over the control connection: anything but NUL can be quoted. */
 export function controlSafe(args: readonly string[]): boolean {
-  // deno-lint-ignore no-control-regex
-  return args.every((arg) => arg === THEN || !/[\x00-\x1e\x7f]/.test(arg));
+  return args.every((arg) => arg === THEN || !arg.includes("\0"));
 }
 
 /**

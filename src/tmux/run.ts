@@ -30,6 +30,9 @@ import {
 } from "./shell.ts";
 import { randomHex } from "../hex.ts";
 
+/** C-u: line editors' unix-line-discard, and the terminal's kill character. */
+const KILL_LINE = "\x15";
+
 /** A call whose wait was given up while its command may still finish and run its trailer. */
 interface Orphan {
   names: CallNames;
@@ -244,14 +247,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     const progressCursor = request.onProgress
       ? (await captureSince(socket, paneId, null)).cursor
       : null;
-    // C-u first: text someone left unsent at the prompt would otherwise prefix our line (line
-    // editors keep it in their kill ring; without one, the terminal's kill character drops it).
+    // One paste, into this pane alone (keys sent with send-keys would reach every pane of a
+    // synchronized window): C-u first, as text someone left unsent at the prompt would otherwise
+    // prefix our line (line editors keep it in their kill ring; without one, the terminal's kill
+    // character drops it), then the line and its Enter.
     const paste = [
       ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
-      ...["set-buffer", "-b", names.pasteBuffer, "--", typed, THEN],
-      ...["send-keys", "-t", paneId, "C-u", THEN],
-      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId, THEN],
-      ...["send-keys", "-t", paneId, "Enter"],
+      ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
+      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
     ];
     try {
       await runTmux(

@@ -42,10 +42,11 @@ Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is esc
   );
 });
 
-Deno.test("control lines: arguments single-quoted, THEN counts commands, control chars refused", async () => {
+Deno.test("control lines: arguments single-quoted, control chars as octal, THEN counts commands", async () => {
   const { controlLine, controlSafe, quoteArg } = await import("../../src/tmux/control.ts");
   const { THEN } = await import("../../src/tmux/exec.ts");
-  assertEquals(quoteArg("it's $HOME #{pid} ;"), `'it'"'"'s $HOME #{pid} ;'`);
+  assertEquals(quoteArg("it's $HOME #{pid} ;"), `'it'"\\047"'s $HOME #{pid} ;'`);
+  assertEquals(quoteArg("\x15a\rb\n\x7f"), `''"\\025"'a'"\\015"'b'"\\012"''"\\177"''`);
   assertEquals(quoteArg(""), "''");
   assertEquals(controlLine(["display-message", "-p", "a b", THEN, "list-keys"]), {
     line: `'display-message' '-p' 'a b' ; 'list-keys'`,
@@ -55,6 +56,7 @@ Deno.test("control lines: arguments single-quoted, THEN counts commands, control
     line: `'list-keys' ; display-message -p 'n1' ; 'list-buffers' ; display-message -p 'n1'`,
     commands: 2,
   });
-  assertEquals(controlSafe(["set-buffer", "a\nb"]), false);
+  assertEquals(controlSafe(["set-buffer", "a\nb"]), true);
+  assertEquals(controlSafe(["set-buffer", "a\0b"]), false);
   assertEquals(controlSafe(["display-message", `#{a}${FIELD_SEPARATOR}#{b}`]), true);
 });

@@ -1,0 +1,23 @@
+// The control client's quoting, against a real tmux: any text but NUL arrives as it was sent.
+
+import { assertEquals } from "./deps.ts";
+import { startTmux } from "./helpers/tmux.ts";
+import { closeControlClients, runTmux } from "../src/tmux/mod.ts";
+
+Deno.test("text with quotes, $, ~, #, backslashes and every control character round-trips", async () => {
+  const tmux = await startTmux();
+  try {
+    const socket = { socketName: tmux.socketName };
+    const controls = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join("");
+    const text = `~a'b"c $HOME \\e \\n #{pid} ; ${controls}\x7f é 日本`;
+    await runTmux(socket, ["set-buffer", "-b", "quoting-test", "--", text]);
+    // Read back by a plain client: a control client would get it escaped for display.
+    assertEquals(await tmux.run("show-buffer", "-b", "quoting-test"), text);
+    // It went over the control client (a spawned tmux would have taken argv as it is).
+    const clients = await tmux.run("list-clients", "-F", "#{client_control_mode}");
+    assertEquals(clients.trim(), "1");
+  } finally {
+    await closeControlClients();
+    await tmux.close();
+  }
+});
