@@ -176,3 +176,23 @@ Deno.test("synchronize-panes: run_command types into its pane alone", async () =
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("echo off, or a cleared screen: the command's output, never earlier output", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const step = async (command: string) => {
+      const out = await run(conn, { command, pane_id: pane });
+      assertEquals(out.exit_status, 0, command);
+      return out.output as string[];
+    };
+    assertEquals(await step("echo earlier"), ["earlier"]);
+    assertEquals(await step("stty -echo"), []);
+    assertEquals(await step("echo two"), ["two"]);
+    assertEquals(await step("printf 'a\\nb\\n'"), ["a", "b"]);
+    assertEquals(await step("stty echo"), []);
+    assertEquals(await step("clear; echo x"), ["x"]);
+    assertEquals(await step("clear"), []);
+    assertEquals(await step("echo after"), ["after"]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

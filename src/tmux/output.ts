@@ -112,6 +112,13 @@ export function cellWidth(char: string): number {
   return WIDE.test(char) ? 2 : 1;
 }
 
+/** Terminal cells a text takes. */
+export function cellsOf(text: string): number {
+  let cells = 0;
+  for (const char of text) cells += cellWidth(char);
+  return cells;
+}
+
 /** The longest prefix of `text` that fits in `cells` terminal cells. */
 export function prefixCells(text: string, cells: number): string {
   let used = 0;

@@ -14,7 +14,7 @@ import { queryPane } from "./target.ts";
 import { historyTrim, type PanePosition, parsePosition, POSITION_FIELDS } from "./position.ts";
 import { captureSince } from "./capture.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "./lock.ts";
-import { cutAtCursor, outputAfter, splitCapture, truncateTail } from "./output.ts";
+import { cellsOf, cutAtCursor, outputAfter, splitCapture, truncateTail } from "./output.ts";
 import {
   buildTypedLine,
   type CallNames,
@@ -629,10 +629,8 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
       for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {
         const startRow = anchor.history + anchor.y - trims * trim - now.history;
         if (startRow < -now.history) break;
-        if (endRow < startRow) {
-          if (trims === 0) return { lines: [], linesMissed: false, anchorLost: false };
-          continue;
-        }
+        // Output ends above where it started: the screen was cleared (see below).
+        if (endRow < startRow) continue;
         const output = find(await capture(startRow, endRow));
         if (output !== null) return { lines: output, linesMissed: false, anchorLost: false };
       }
@@ -640,9 +638,21 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
     const lines = await capture(null, endRow);
     const output = find(lines);
     if (output !== null) return { lines: output, linesMissed: false, anchorLost: respawned };
-    // The typed line is gone: scrolled out of a full history, or the history was cleared.
+    // The typed line is gone: scrolled out of a full history (its tail is the output)...
     const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
-    return { lines, linesMissed: full && !respawned, anchorLost: respawned || !full };
+    if (full || respawned) return { lines, linesMissed: full && !respawned, anchorLost: respawned };
+    // ...or never drawn (the terminal's echo is off: output starts on the prompt's row, or on
+    // the next one when the row holds no more than the prompt), or the screen and history were
+    // cleared (output starts at the top of the screen). Either way no earlier output is
+    // returned, and the result says the anchor could not be checked.
+    const anchorRow = anchor.history + anchor.y - now.history;
+    if (anchorRow > endRow || anchorRow < -now.history) {
+      const lines = endRow < 0 ? [] : await capture(0, endRow);
+      return { lines, linesMissed: false, anchorLost: true };
+    }
+    const rows = await capture(anchorRow, endRow);
+    const promptOnly = rows.length > 0 && cellsOf(rows[0]) <= anchor.x;
+    return { lines: promptOnly ? rows.slice(1) : rows, linesMissed: false, anchorLost: true };
   } finally {
     if (release.length > 0) await runTmux(socket, release).catch(() => {});
   }
