@@ -3,10 +3,8 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import { type Connection, serverCommand, textOf, withServer } from "./helpers/mcp.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 type Json = Record<string, unknown>;
 
@@ -132,16 +130,9 @@ Deno.test("names are stored exactly as given or refused", async () => {
 
 Deno.test("stdio: a line over the size limit, or not JSON-RPC, is answered with an error and the server keeps serving", async () => {
   const tmux = await startTmux();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      "--allow-run=tmux",
-      MAIN,
-      "--socket-name",
-      tmux.socketName,
-    ],
+  const [program, ...args] = serverCommand("stdio", { socketName: tmux.socketName });
+  const child = new Deno.Command(program, {
+    args,
     stdin: "piped",
     stdout: "piped",
     stderr: "null",

@@ -2,28 +2,21 @@
 // default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER: no LANG, no LC_*).
 
 import { assert, assertEquals, type CallToolResult, Client, StdioClientTransport } from "./deps.ts";
-import { textOf } from "./helpers/mcp.ts";
+import { serverCommand, textOf } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TEXT = "héllo wörld 日本語 ✓";
 
 Deno.test("launched with a client's default environment, every tool family works with non-ASCII text", async () => {
   const tmux = await startTmux();
   const client = new Client({ name: "tmux-mcp-launch-test", version: "0" });
+  const [command, ...args] = serverCommand("stdio", {
+    socketName: tmux.socketName,
+    extraArgs: ["--safety", "destructive"],
+  });
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      "--allow-run=tmux",
-      MAIN,
-      "--socket-name",
-      tmux.socketName,
-      "--safety",
-      "destructive",
-    ],
+    command,
+    args,
     stderr: "pipe",
   });
   const call = async (name: string, args: Record<string, unknown>) => {

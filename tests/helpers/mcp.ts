@@ -82,18 +82,24 @@ export interface ServerOptions {
   headers?: Record<string, string>;
 }
 
-function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildProcess {
+/** The program and arguments that start the server as `startServer` does. */
+export function serverCommand(kind: TransportKind, options: ServerOptions): [string, ...string[]] {
   const permissions = options.permissions ??
     (kind === "stdio" ? ["--allow-run=tmux"] : ["--allow-run=tmux", "--allow-net=127.0.0.1"]);
   const [program, ...programArgs] = options.program ??
     [Deno.execPath(), "run", "--quiet", "--no-prompt", ...permissions, MAIN];
-  const args = [
+  return [
+    program,
     ...programArgs,
     "--socket-name",
     options.socketName,
     ...(kind === "http" ? ["--http", "--port", String(options.port ?? 0)] : []),
     ...(options.extraArgs ?? []),
   ];
+}
+
+function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildProcess {
+  const [program, ...args] = serverCommand(kind, options);
   return new Deno.Command(program, {
     args,
     cwd: options.cwd,
