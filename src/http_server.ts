@@ -25,6 +25,10 @@ export interface Http1Options {
   maxHeaderBytes?: number;
   /** Largest request body, in bytes (default 4 MiB); larger ones get 413. */
   maxBodyBytes?: number;
+  /** Time a peer may take to take in each piece of a response, in ms (default 30 s). */
+  writeTimeoutMs?: number;
+  /** Looks at each request before its body is read. */
+  admit?: Http1Admit;
 }
 
 /** A running server. */
@@ -162,6 +166,8 @@ interface Head {
   method: string;
   target: string;
   headers: Headers;
+  /** Whether the connection stays open after the response (HTTP/1.1 unless "close"). */
+  keepAlive: boolean;
 }
 
 /** Reads a request head; null when the peer closed before sending one. */
@@ -191,7 +197,9 @@ async function readHead(conn: BufferedConn, maxBytes: number): Promise<Head | nu
       throw new HttpFailure(400, "bad header");
     }
   }
-  return { method: parts[0], target: parts[1], headers };
+  const connection = headers.get("connection")?.toLowerCase() ?? "";
+  const keepAlive = parts[2] === "HTTP/1.1" ? connection !== "close" : connection === "keep-alive";
+  return { method: parts[0], target: parts[1], headers, keepAlive };
 }
 
 /** Reads exactly `n` bytes. */
@@ -260,8 +268,9 @@ function statusLine(status: number, statusText: string): string {
 async function writeResponse(
   conn: BufferedConn,
   response: Response,
-  options: { keepAlive: boolean; head: boolean; maxBuffered: number },
+  options: { keepAlive: boolean; head: boolean; maxBuffered: number; writeMs: number },
 ): Promise<void> {
+  const write = (data: Uint8Array) => within(conn, options.writeMs, () => conn.write(data));
   let head = statusLine(response.status, response.statusText);
   for (const [name, value] of response.headers) {
     if (!HOP_BY_HOP.has(name)) head += `${name}: ${value}\r\n`;
@@ -270,10 +279,10 @@ async function writeResponse(
   const body = options.head ? null : response.body;
   if (body === null) {
     await response.body?.cancel().catch(() => {});
-    await conn.write(encoder.encode(`${head}content-length: 0\r\n\r\n`));
+    await write(encoder.encode(`${head}content-length: 0\r\n\r\n`));
     return;
   }
-  await conn.write(encoder.encode(`${head}transfer-encoding: chunked\r\n\r\n`));
+  await write(encoder.encode(`${head}transfer-encoding: chunked\r\n\r\n`));
   const reader = body.getReader();
   let streaming = true;
   // The peer going away (end of input) cancels the body, so a stream's producer stops. What it
@@ -289,11 +298,11 @@ async function writeResponse(
       const { value, done } = await reader.read();
       if (done) break;
       if (value.length === 0) continue;
-      await conn.write(encoder.encode(`${value.length.toString(16)}\r\n`));
-      await conn.write(value);
-      await conn.write(CRLF);
+      await write(encoder.encode(`${value.length.toString(16)}\r\n`));
+      await write(value);
+      await write(CRLF);
     }
-    await conn.write(encoder.encode("0\r\n\r\n"));
+    await write(encoder.encode("0\r\n\r\n"));
   } catch (error) {
     await reader.cancel().catch(() => {});
     throw error;
@@ -316,16 +325,14 @@ async function answerFailure(conn: BufferedConn, failure: HttpFailure): Promise<
 }
 
 /** Serves HTTP/1.1 on a TCP address with the limits in {@linkcode Http1Options}. */
-export function serveHttp1(
-  handler: Http1Handler,
-  options: Http1Options & { admit?: Http1Admit },
-): Http1Server {
+export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1Server {
   const maxConnections = options.maxConnections ?? 128;
   const headerMs = options.headerTimeoutMs ?? 10_000;
   const bodyMs = options.bodyTimeoutMs ?? 30_000;
   const idleMs = options.idleTimeoutMs ?? 30_000;
   const maxHeader = options.maxHeaderBytes ?? 16 * 1024;
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const writeMs = options.writeTimeoutMs ?? 30_000;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
   const open = new Set<BufferedConn>();
@@ -336,7 +343,6 @@ export function serveHttp1(
 
   async function serveConn(conn: BufferedConn): Promise<void> {
     for (let first = true; !conn.closed; first = false) {
-      let head: Head | null;
       try {
         // Waiting for a first request counts as reading its head; later ones may idle first.
         if (!first) {
@@ -347,22 +353,25 @@ export function serveHttp1(
           );
           if (!more) break;
         }
-        head = await within(conn, headerMs, () => readHead(conn, maxHeader));
-        if (head === null) break;
-        const request = head;
+        const request = await within(conn, headerMs, () => readHead(conn, maxHeader));
+        if (request === null) break;
         const url = `${origin}${request.target}`;
         const refusal = options.admit?.(
           new Request(url, { method: request.method, headers: request.headers }),
         );
         if (refusal) {
-          await writeResponse(conn, refusal, { keepAlive: false, head: false, maxBuffered: 0 });
+          await writeResponse(conn, refusal, {
+            keepAlive: false,
+            head: false,
+            maxBuffered: 0,
+            writeMs,
+          });
           break;
         }
         if (request.headers.get("expect")?.toLowerCase() === "100-continue") {
           await conn.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
         }
         const body = await within(conn, bodyMs, () => readBody(conn, request, maxBody));
-        const keepAlive = request.headers.get("connection")?.toLowerCase() !== "close";
         const abort = new AbortController();
         let response: Response;
         try {
@@ -383,14 +392,15 @@ export function serveHttp1(
         }
         try {
           await writeResponse(conn, response, {
-            keepAlive,
+            keepAlive: request.keepAlive,
             head: request.method === "HEAD",
             maxBuffered: maxHeader + maxBody,
+            writeMs,
           });
         } finally {
           abort.abort();
         }
-        if (!keepAlive) break;
+        if (!request.keepAlive) break;
       } catch (error) {
         if (error instanceof HttpFailure && !conn.closed) await answerFailure(conn, error);
         break;
