@@ -383,9 +383,11 @@ async function reconcile(socket: TmuxSocket, paneId: string, state: PaneState): 
 /** Consumes a signal left on a channel whose waiter is gone; gives up after {@linkcode DRAIN_MS}. */
 async function drain(socket: TmuxSocket, channel: string): Promise<void> {
   const waiter = spawnTmux(socket, ["wait-for", channel]);
-  const timer = setTimeout(() => waiter.kill(), DRAIN_MS);
+  const signal = AbortSignal.timeout(DRAIN_MS);
+  const giveUp = () => waiter.kill();
+  signal.addEventListener("abort", giveUp, { once: true });
   await waiter.done;
-  clearTimeout(timer);
+  signal.removeEventListener("abort", giveUp);
 }
 
 /**
@@ -640,7 +642,8 @@ async function collectOutput(options: CollectOptions): Promise<Collected> {
     if (output !== null) return { lines: output, linesMissed: false, anchorLost: respawned };
     // The typed line is gone: scrolled out of a full history (its tail is the output)...
     const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
-    if (full || respawned) return { lines, linesMissed: full && !respawned, anchorLost: respawned };
+    if (respawned) return { lines: [], linesMissed: false, anchorLost: true };
+    if (full) return { lines, linesMissed: true, anchorLost: false };
     // ...or never drawn (the terminal's echo is off: output starts on the prompt's row, or on
     // the next one when the row holds no more than the prompt), or the screen and history were
     // cleared (output starts at the top of the screen). Either way no earlier output is
