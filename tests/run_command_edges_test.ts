@@ -1,7 +1,7 @@
 // run_command when things go sideways: cancellation, server shutdown mid-wait, history that has
 // dropped output, a cleared history.
 
-import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
 import { type Connection, type TransportKind, withServer } from "./helpers/mcp.ts";
 import { commandRunning, type TestTmux, until, waitForProcesses } from "./helpers/tmux.ts";
@@ -193,6 +193,35 @@ Deno.test("echo off, or a cleared screen: the command's output, never earlier ou
     assertEquals(await step("clear; echo x"), ["x"]);
     assertEquals(await step("clear"), []);
     assertEquals(await step("echo after"), ["after"]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("a line the shell never runs (a continuation prompt) is started: false, and leaves no mark", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    // An unclosed quote: the shell waits at its continuation prompt.
+    await tmux.run("send-keys", "-t", pane, "-l", 'echo "unclosed\r');
+    await until(
+      "a continuation prompt",
+      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith(">"),
+    );
+    const result = await conn.client.callTool({
+      name: "run_command",
+      arguments: { command: "echo never", pane_id: pane, timeout: 1 },
+    }) as CallToolResult;
+    const out = result.structuredContent as Record<string, unknown>;
+    assertEquals([out.started, out.exit_status], [false, null], JSON.stringify(out));
+    assertMatch(String(out.not_started_reason), /continuation prompt/);
+    assertEquals(await commandRunning(tmux, pane), false, "the running mark stayed");
+    // Once the quote is closed, the pane takes commands again.
+    await tmux.run("send-keys", "-t", pane, "C-c");
+    await until(
+      "a prompt",
+      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$"),
+    );
+    const again = await run(conn, { command: "echo fine", pane_id: pane });
+    assertEquals([again.exit_status, again.output], [0, ["fine"]]);
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

@@ -30,6 +30,12 @@ import {
 } from "./shell.ts";
 import { randomHex } from "../hex.ts";
 
+/** Why a line that was typed did not start within the timeout. */
+const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
+  "is probably waiting at a continuation prompt (an unclosed quote or bracket) or was read as " +
+  "input by a program; it may still run if that input is completed, so look at the pane " +
+  "(capture_pane) before retrying";
+
 /** C-u: line editors' unix-line-discard, and the terminal's kill character. */
 const KILL_LINE = "\x15";
 
@@ -239,7 +245,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       paneId,
       socketPath: state.socket_path,
       // A trailer that never got to put the path back (its shell was killed) left its marker.
-      panePath: isEndMarker(state.pane_path) ? "" : state.pane_path,
+      panePath: isMarker(state.pane_path) ? "" : state.pane_path,
       suppressHistory: request.suppressHistory,
       inline,
     });
@@ -301,13 +307,21 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       }
       const now = await currentPosition(socket, paneId);
       const cut = await collectOutput({ ...collect, end: now, now });
+      // The shell never started the line (its start marker never showed): a continuation
+      // prompt or a program reading input took it. No mark of ours stays behind (the trailer,
+      // should the line run later, was released above with the capture).
+      const started = now.path === names.startMarker || now.path === names.channel;
+      if (!started) {
+        await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
+          .catch(() => {});
+      }
       return {
         ...base,
         ...shapeOutput(cut, request.maxLines),
         exit_status: null,
         timed_out: true,
-        started: true,
-        not_started_reason: null,
+        started,
+        not_started_reason: started ? null : NEVER_STARTED,
         elapsed_seconds: elapsed(),
       };
     }
@@ -341,11 +355,14 @@ const IDLE_WAIT_MS = 150;
 /** Looks taken back to back before sleeping between them: a shell is usually back within 2 ms. */
 const IDLE_QUICK_LOOKS = 8;
 
-const END_MARKER = new RegExp(`^${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}$`);
+const MARKER = new RegExp(`^${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}(_s)?$`);
 
-/** Where a trailer's OSC 7 end marker shows in `#{pane_path}` until it puts the path back. */
-function isEndMarker(path: string): boolean {
-  return END_MARKER.test(path);
+/**
+ * Whether `#{pane_path}` shows one of our OSC 7 markers: a call's start marker while its command
+ * runs, its end marker until the trailer puts the path back.
+ */
+function isMarker(path: string): boolean {
+  return MARKER.test(path);
 }
 
 /** How long a drain of a call's done channel may wait: it returns at once when signalled. */
@@ -416,7 +433,7 @@ async function idleState(
 }
 
 function ready(state: PaneState, lastEnd: Position | undefined): boolean {
-  if (foreground(state) === "other" || isEndMarker(state.pane_path)) return false;
+  if (foreground(state) === "other" || isMarker(state.pane_path)) return false;
   return lastEnd === undefined || String(lastEnd.history) !== state.history_size ||
     String(lastEnd.y) !== state.cursor_y || String(lastEnd.x) !== state.cursor_x;
 }

@@ -60,6 +60,8 @@ export interface CallNames {
   option: string;
   /** `wait-for` channel signalled when the command has finished; also the OSC 7 end marker. */
   channel: string;
+  /** The OSC 7 start marker: `#{pane_path}` shows it while the command runs. */
+  startMarker: string;
   /** `wait-for` channel the trailer holds on until the output has been captured. */
   release: string;
   /** Buffer holding the command text when it is not typed inline. */
@@ -80,6 +82,7 @@ export function callNames(nonce: string): CallNames {
   return {
     option: `@${base}`,
     channel: base,
+    startMarker: `${base}_s`,
     release: `${base}_r`,
     commandBuffer: `${base}_c`,
     pasteBuffer: `${base}_p`,
@@ -136,8 +139,10 @@ function osc7(path: string): string {
 }
 
 /**
- * The single line typed into the pane. The command runs in a subshell; the outer subshell turns
- * Ctrl-C into an exit status instead of aborting the trailer. The trailer then:
+ * The single line typed into the pane. The outer subshell first writes the start marker as an OSC
+ * 7 path (so `#{pane_path}` tells a started command from a line the shell never ran) and turns
+ * Ctrl-C into an exit status instead of aborting the trailer. The command runs in a subshell of
+ * its own. The trailer then:
  * - writes the channel name as an OSC 7 path, behind all of the command's output, so a matching
  *   `#{pane_path}` proves tmux has parsed every byte before it;
  * - stores `$?`, the cursor position and `#{pane_path}` (expanded by tmux) in a pane option,
@@ -158,6 +163,7 @@ export function buildTypedLine(command: string, options: TypedLineOptions): stri
     `${RUNNING_OPTION} \\; wait-for -S ${names.channel} \\; wait-for ${names.release} \\; ` +
     `set-option -p -u -t ${paneId} ${names.option}`;
   const prefix = options.suppressHistory ? " " : "";
-  return `${prefix}(trap : INT; (${body}); s=$?; ${osc7(names.channel)}; ${trailer}; ` +
+  return `${prefix}(trap : INT; ${osc7(names.startMarker)}; (${body}); s=$?; ` +
+    `${osc7(names.channel)}; ${trailer}; ` +
     `${osc7(options.panePath)}; exit $s)`;
 }

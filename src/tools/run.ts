@@ -32,7 +32,8 @@ const output = {
     "the wait hit effective_timeout: the command MAY STILL BE RUNNING; do not run it again",
   ),
   started: z.boolean().describe(
-    "false: the command was never typed (see not_started_reason); safe to retry later",
+    "false: the command never started (see not_started_reason): not typed, or typed but not " +
+      "run by the shell (a continuation prompt took it)",
   ),
   not_started_reason: z.string().nullable().describe("why it was not started, when it was not"),
   elapsed_seconds: z.number().describe("time spent in the call"),
