@@ -20,9 +20,20 @@ async function works(conn: Connection, pane: string, word: string): Promise<void
   assertEquals([out.started, out.exit_status, out.output], [true, 0, [word]], textOf(result));
 }
 
-async function timedOut(conn: Connection, pane: string, command: string): Promise<void> {
+async function timedOut(conn: Connection, pane: string, command: string): Promise<string> {
   const result = await run(conn, { command, pane_id: pane, timeout: 0.5 });
-  assertEquals((result.structuredContent as Json).timed_out, true, textOf(result));
+  const out = result.structuredContent as Json;
+  assertEquals(out.timed_out, true, textOf(result));
+  return out.run_id as string;
+}
+
+async function waitAgain(conn: Connection, runId: string, timeout = 10): Promise<Json> {
+  const result = await conn.client.callTool({
+    name: "wait_for_command",
+    arguments: { run_id: runId, timeout },
+  }) as CallToolResult;
+  assert(!result.isError, textOf(result));
+  return result.structuredContent as Json;
 }
 
 async function shellPid(tmux: TestTmux, pane: string): Promise<number> {
@@ -122,13 +133,68 @@ Deno.test("a server stopped mid-call (SIGTERM, SIGINT, end of input) leaves no o
   }
 });
 
-Deno.test("timeout, then C-c, then the next call: nothing survives it", async () => {
+Deno.test("timeout, then C-c, then the next call: only the run's record stays, until collected", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();
-    await timedOut(conn, pane, "sleep 1000");
+    const runId = await timedOut(conn, pane, "sleep 1000");
     // The next call comes at once: the trailer runs while it waits for the prompt.
     await tmux.run("send-keys", "-t", pane, "C-c");
     await works(conn, pane, "after");
+    const options = await tmux.run("show-options", "-p", "-t", pane);
+    assertEquals(
+      options.split("\n").filter((l) => l.startsWith("@tmux_mcp")).map((l) => l.split(" ")[0])
+        .sort(),
+      [`@tmux_mcp_${runId.split(".")[1]}`, `@tmux_mcp_run_${runId.split(".")[1]}`],
+    );
+    const collected = await waitAgain(conn, runId);
+    assertEquals([collected.timed_out, collected.exit_status], [false, 130]);
     await assertNoLeftovers(tmux, conn.serverPid);
   });
+});
+
+Deno.test("a timed-out run is collected later by wait_for_command, then forgotten", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const runId = await timedOut(conn, pane, "echo early; sleep 1.5; echo late; exit 3");
+    // Still running: the output so far, and timed_out again.
+    const running = await waitAgain(conn, runId, 0.3);
+    assertEquals([running.timed_out, running.exit_status, running.output], [true, null, ["early"]]);
+    const done = await waitAgain(conn, runId);
+    assertEquals(
+      [done.timed_out, done.started, done.exit_status, done.output, done.run_id],
+      [false, true, 3, ["early", "late"], runId],
+    );
+    const again = await conn.client.callTool({
+      name: "wait_for_command",
+      arguments: { run_id: runId },
+    }) as CallToolResult;
+    assertMatch(textOf(again), /^not_found: run .* is unknown/);
+    await works(conn, pane, "next");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("wait_for_command collects a timed-out run after the server restarted", async () => {
+  const tmux = await startTmux();
+  try {
+    const pane = tmux.paneId;
+    const first = await startServer("stdio", { socketName: tmux.socketName });
+    let runId: string;
+    try {
+      runId = await timedOut(first, pane, "sleep 1; printf 'x\\ty\\n'; exit 5");
+    } finally {
+      await first.close();
+    }
+    const next = await startServer("stdio", { socketName: tmux.socketName });
+    try {
+      const done = await waitAgain(next, runId);
+      assertEquals([done.timed_out, done.exit_status, done.output], [false, 5, ["x       y"]]);
+      await works(next, pane, "after");
+      await assertNoLeftovers(tmux, next.serverPid);
+    } finally {
+      await next.close();
+    }
+  } finally {
+    await tmux.close();
+  }
 });

@@ -25,6 +25,7 @@ interface RunOutput {
   output_truncated_bytes: number;
   lines_missed: boolean;
   anchor_lost: boolean;
+  run_id: string;
 }
 
 async function call(conn: Connection, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -170,6 +171,15 @@ function suite(kind: TransportKind): void {
         assertMatch(busy.not_started_reason ?? "", /still running an earlier run_command/);
         await tmux.run("send-keys", "-t", pane, "C-c");
         await until("the command ended", async () => !(await commandRunning(tmux, pane)));
+        // The timed-out run is kept until collected: its real status (C-c) comes back, once.
+        const collected = await conn.client.callTool({
+          name: "wait_for_command",
+          arguments: { run_id: out.run_id },
+        }) as CallToolResult;
+        assertEquals(
+          [(collected.structuredContent as unknown as RunOutput).exit_status, textOf(collected)],
+          [130, textOf(collected)],
+        );
         const after = structured(await run("echo usable"));
         assertEquals([after.exit_status, after.output], [0, ["usable"]]);
       });

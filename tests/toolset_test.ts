@@ -68,6 +68,7 @@ const MUTATING = [
   "split_window",
   "swap_pane",
   "wait_for_channel",
+  "wait_for_command",
 ];
 const DESTRUCTIVE = ["clear_pane", "kill_pane", "kill_session", "kill_window", "respawn_pane"];
 

@@ -40,9 +40,11 @@ export { spawnTmux } from "./exec.ts";
 export { truncateTail } from "./output.ts";
 export {
   createRunner,
+  type ResumeRequest,
   runCommand,
   type Runner,
   type RunRequest,
   type RunResult,
   stopRunner,
+  waitForRun,
 } from "./run.ts";

@@ -29,6 +29,14 @@ import {
   statusOptionNonce,
 } from "./shell.ts";
 import { randomHex } from "../hex.ts";
+import {
+  encodeRecord,
+  parseRecord,
+  parseRunId,
+  RECORD_TTL_MS,
+  recordOptionNonce,
+  runIdOf,
+} from "./run_record.ts";
 
 /** Why a line that was typed did not start within the timeout. */
 const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
@@ -93,6 +101,8 @@ export interface RunRequest {
 /** The outcome, in the contract's wire names. */
 export interface RunResult {
   pane_id: string;
+  /** Names this run for wait_for_command. */
+  run_id: string;
   exit_status: number | null;
   timed_out: boolean;
   started: boolean;
@@ -170,8 +180,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   const started = Date.now();
   const { socket, paneId } = request;
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
+  const nonce = randomHex(NONCE_BYTES);
+  const names = callNames(nonce);
   const base = {
     pane_id: paneId,
+    run_id: runIdOf(paneId, nonce),
     effective_timeout: request.timeout,
     output: [] as string[],
     output_truncated: false,
@@ -238,7 +251,6 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       x: intField(state.cursor_x, "cursor_x"),
       pid: intField(state.pane_pid, "pane_pid"),
     };
-    const names = callNames(randomHex(NONCE_BYTES));
     const inline = isInlineSafe(request.command);
     const typed = buildTypedLine(request.command, {
       names,
@@ -305,6 +317,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});
         throw new TmuxError("cancelled", "run_command was cancelled");
       }
+      // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
+      // status for it. Set before the capture below releases the trailer.
+      const record = { anchor, typed, created: Date.now() };
+      await runTmux(socket, ["set-option", "-p", "-t", paneId, names.record, encodeRecord(record)]);
       const now = await currentPosition(socket, paneId);
       const cut = await collectOutput({ ...collect, end: now, now });
       // The shell never started the line (its start marker never showed): a continuation
@@ -312,8 +328,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       // should the line run later, was released above with the capture).
       const started = now.path === names.startMarker || now.path === names.channel;
       if (!started) {
-        await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
-          .catch(() => {});
+        await runTmux(socket, [
+          ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+          ...["set-option", "-p", "-u", "-t", paneId, names.record],
+        ]).catch(() => {});
       }
       return {
         ...base,
@@ -382,10 +400,23 @@ async function reconcile(socket: TmuxSocket, paneId: string, state: PaneState): 
   if (mark !== "" && (state.pane_dead === "1" || markOutlivedShell(mark, state.pane_pid))) {
     commands.push("set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN);
   }
+  const listing = await runTmux(socket, ["show-options", "-p", "-t", paneId]);
+  const options = new Set(listing.split("\n").map((line) => line.slice(0, line.indexOf(" "))));
   const held: CallNames[] = [];
-  for (const line of (await runTmux(socket, ["show-options", "-p", "-t", paneId])).split("\n")) {
-    const nonce = statusOptionNonce(line.slice(0, line.indexOf(" ")));
-    if (nonce !== null) held.push(callNames(nonce));
+  const recorded: CallNames[] = [];
+  for (const name of options) {
+    const status = statusOptionNonce(name);
+    if (status !== null && !options.has(callNames(status).record)) held.push(callNames(status));
+    const nonce = recordOptionNonce(name);
+    if (nonce !== null) recorded.push(callNames(nonce));
+  }
+  if (recorded.length > 0) {
+    const values = await queryPane(socket, paneId, recorded.map((names) => names.record));
+    for (const names of recorded) {
+      if (!recordExpired(values[names.record], state)) continue;
+      commands.push("set-option", "-p", "-u", "-t", paneId, names.record, THEN);
+      commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
+    }
   }
   for (const names of held) {
     commands.push("wait-for", "-S", names.release, THEN);
@@ -395,6 +426,13 @@ async function reconcile(socket: TmuxSocket, paneId: string, state: PaneState): 
   await runTmux(socket, commands.slice(0, -1));
   await Promise.all(held.map((names) => drain(socket, names.channel)));
   return true;
+}
+
+/** Whether a run record is past keeping: too old, unreadable, or made for a pane process gone. */
+function recordExpired(value: string, state: { pane_pid: string; pane_dead: string }): boolean {
+  const record = parseRecord(value);
+  return record === null || Date.now() - record.created > RECORD_TTL_MS ||
+    String(record.anchor.pid) !== state.pane_pid || state.pane_dead === "1";
 }
 
 /** Consumes a signal left on a channel whose waiter is gone; gives up after {@linkcode DRAIN_MS}. */
@@ -468,20 +506,28 @@ async function readTrailer(
     ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
   ]);
   const [value = "", ...rest] = splitCapture(output);
-  const match = value.match(/^(\d+):(\d+):(\d+):(\d+):(.*)$/);
-  if (!match) {
-    throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
-  }
-  const status = Number(match[1]);
+  const trailer = parseTrailerValue(value);
   let now = parseCurrent(parseRecords(rest.join("\n"), CURRENT_FIELDS)[0]);
-  if (match[5] === names.channel) {
-    return { status, end: { history: +match[2], y: +match[3], x: +match[4] }, now };
-  }
+  const status = trailer.status;
+  if (trailer.path === names.channel) return { status, end: trailer.end, now };
   for (let i = 0; i < SETTLE_TRIES && now.path !== names.channel; i++) {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_STEP_MS));
     now = await currentPosition(socket, paneId);
   }
   return { status, end: now, now };
+}
+
+/** A trailer's option value: `status:history_size:cursor_y:cursor_x:pane_path`. */
+function parseTrailerValue(value: string): { status: number; end: Position; path: string } {
+  const match = value.match(/^(\d+):(\d+):(\d+):(\d+):(.*)$/);
+  if (!match) {
+    throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
+  }
+  return {
+    status: Number(match[1]),
+    end: { history: +match[2], y: +match[3], x: +match[4] },
+    path: match[5],
+  };
 }
 
 type WaitOutcome = "signalled" | "timeout" | "aborted" | "pane_gone";
@@ -491,7 +537,7 @@ const PANE_CHECK_MS = 1000;
 
 async function waitFor(
   waiter: TmuxChild,
-  request: RunRequest,
+  request: Pick<RunRequest, "socket" | "paneId" | "timeout" | "signal">,
   started: number,
   progress?: () => Promise<void>,
 ): Promise<WaitOutcome> {
@@ -581,6 +627,8 @@ interface CollectOptions {
   now: Current;
   typed: string;
   names: CallNames;
+  /** Release the trailer (default true): false when it was released already. */
+  release?: boolean;
 }
 
 interface Collected {
@@ -626,7 +674,7 @@ const TRIM_GUESSES = 3;
  */
 async function collectOutput(options: CollectOptions): Promise<Collected> {
   const { socket, paneId, anchor, end, now } = options;
-  let release = ["wait-for", "-S", options.names.release];
+  let release = options.release === false ? [] : ["wait-for", "-S", options.names.release];
   const capture = async (from: number | null, to: number): Promise<string[]> => {
     const then = release;
     release = [];
@@ -742,5 +790,99 @@ async function sweepOrphans(runner: Runner, socket: TmuxSocket, paneId: string):
     }
   }
   if (keep.length > 0) runner.orphans.set(key, keep);
+  else runner.orphans.delete(key);
+}
+
+/** One wait_for_command request. */
+export interface ResumeRequest {
+  socket: TmuxSocket;
+  /** As run_command returned it. */
+  runId: string;
+  /** Seconds, already clamped to the server's ceiling. */
+  timeout: number;
+  maxLines: number | null;
+  signal?: AbortSignal;
+}
+
+/**
+ * Waits again for a run that timed out, by its run id, and once it has ended returns its real
+ * exit status and output and forgets it. Works from any server process: what it needs is kept
+ * in the pane (see `run_record.ts`).
+ */
+export async function waitForRun(runner: Runner, request: ResumeRequest): Promise<RunResult> {
+  const started = Date.now();
+  const id = parseRunId(request.runId);
+  if (id === null) {
+    throw new TmuxError("invalid_argument", "run_id must look like 3.0123456789abcdef");
+  }
+  const { socket } = request;
+  const { paneId, nonce } = id;
+  const names = callNames(nonce);
+  const signal = request.signal
+    ? AbortSignal.any([request.signal, runner.stop.signal])
+    : runner.stop.signal;
+  // This call drains the run's done signal now, not a later sweep.
+  forgetOrphan(runner, socket, paneId, names);
+  const fields = [names.record, names.option] as const;
+  let state = await queryPane(socket, paneId, fields);
+  const record = parseRecord(state[names.record]);
+  if (record === null) {
+    throw new TmuxError(
+      "not_found",
+      `run ${request.runId} is unknown: it finished within its run_command, was collected ` +
+        "already, or expired",
+    );
+  }
+  let waited = false;
+  if (state[names.option] === "") {
+    const waiter = spawnTmux(socket, ["wait-for", names.channel]);
+    const limits = { socket, paneId, timeout: request.timeout, signal };
+    const outcome = await waitFor(waiter, limits, started).finally(() => waiter.kill());
+    if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
+    if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
+    waited = outcome === "signalled";
+    state = await queryPane(socket, paneId, fields);
+  }
+  const base = {
+    pane_id: paneId,
+    run_id: request.runId,
+    effective_timeout: request.timeout,
+    started: true,
+    not_started_reason: null,
+  };
+  const collect = { socket, paneId, anchor: record.anchor, typed: record.typed, names };
+  const elapsed = (): number => Math.round(Date.now() - started) / 1000;
+  if (state[names.option] === "") {
+    const now = await currentPosition(socket, paneId);
+    const cut = await collectOutput({ ...collect, end: now, now, release: false });
+    return {
+      ...base,
+      ...shapeOutput(cut, request.maxLines),
+      exit_status: null,
+      timed_out: true,
+      elapsed_seconds: elapsed(),
+    };
+  }
+  const trailer = parseTrailerValue(state[names.option]);
+  const now = await currentPosition(socket, paneId);
+  const cut = await collectOutput({ ...collect, end: trailer.end, now, release: false });
+  await runTmux(socket, [
+    ...["set-option", "-p", "-u", "-t", paneId, names.record, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option],
+  ]);
+  if (!waited) await drain(socket, names.channel);
+  return {
+    ...base,
+    ...shapeOutput(cut, request.maxLines),
+    exit_status: trailer.status,
+    timed_out: false,
+    elapsed_seconds: elapsed(),
+  };
+}
+
+function forgetOrphan(runner: Runner, socket: TmuxSocket, paneId: string, names: CallNames): void {
+  const key = lockKey(socket, paneId);
+  const list = runner.orphans.get(key)?.filter((o) => o.names.channel !== names.channel) ?? [];
+  if (list.length > 0) runner.orphans.set(key, list);
   else runner.orphans.delete(key);
 }

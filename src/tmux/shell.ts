@@ -62,6 +62,8 @@ export interface CallNames {
   channel: string;
   /** The OSC 7 start marker: `#{pane_path}` shows it while the command runs. */
   startMarker: string;
+  /** Pane user option keeping a timed-out run's record, for collecting it later. */
+  record: string;
   /** `wait-for` channel the trailer holds on until the output has been captured. */
   release: string;
   /** Buffer holding the command text when it is not typed inline. */
@@ -83,6 +85,7 @@ export function callNames(nonce: string): CallNames {
     option: `@${base}`,
     channel: base,
     startMarker: `${base}_s`,
+    record: `@${NAME_PREFIX}run_${nonce}`,
     release: `${base}_r`,
     commandBuffer: `${base}_c`,
     pasteBuffer: `${base}_p`,
@@ -148,8 +151,8 @@ function osc7(path: string): string {
  * - stores `$?`, the cursor position and `#{pane_path}` (expanded by tmux) in a pane option,
  *   clears the running mark and signals the channel;
  * - holds until the server releases it, so no prompt is drawn before the output is captured;
- * - unsets its option (already gone when the server collected it; a call given up on never
- *   collects it);
+ * - unsets its option unless the run has a record (already gone when the server collected it;
+ *   a call given up on and not recorded for later never collects it);
  * - puts the pane path back and exits with the command's status.
  */
 export function buildTypedLine(command: string, options: TypedLineOptions): string {
@@ -161,7 +164,8 @@ export function buildTypedLine(command: string, options: TypedLineOptions): stri
   const trailer = `${tmux} set-option -p -F -t ${paneId} ${names.option} ` +
     `"$s:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; set-option -p -u -t ${paneId} ` +
     `${RUNNING_OPTION} \\; wait-for -S ${names.channel} \\; wait-for ${names.release} \\; ` +
-    `set-option -p -u -t ${paneId} ${names.option}`;
+    `if-shell -F -t ${paneId} '#{?${names.record},0,1}' ` +
+    `'set-option -p -u -t ${paneId} ${names.option}'`;
   const prefix = options.suppressHistory ? " " : "";
   return `${prefix}(trap : INT; ${osc7(names.startMarker)}; (${body}); s=$?; ` +
     `${osc7(names.channel)}; ${trailer}; ` +

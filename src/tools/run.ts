@@ -5,10 +5,17 @@
  */
 
 import { z } from "../deps.ts";
-import { type PaneSpec, resolvePane, runCommand, type RunResult, TmuxError } from "../tmux/mod.ts";
+import {
+  type PaneSpec,
+  resolvePane,
+  runCommand,
+  type RunResult,
+  TmuxError,
+  waitForRun,
+} from "../tmux/mod.ts";
 import { clampTimeout, socketFor, type ToolContext } from "./context.ts";
 import { type AnyToolSpec, defineTool, type Extra } from "./define.ts";
-import { maxLinesSchema, paneSpecShape, timeoutSchema } from "./schemas.ts";
+import { maxLinesSchema, paneSpecShape, socketNameSchema, timeoutSchema } from "./schemas.ts";
 
 const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
@@ -25,6 +32,9 @@ const input = {
 
 const output = {
   pane_id: z.string().describe("the pane that received the command"),
+  run_id: z.string().describe(
+    "names this run: when it timed out, wait_for_command collects its result later",
+  ),
   exit_status: z.number().int().nullable().describe(
     "the shell's $? for the command; null when it timed out or was not started",
   ),
@@ -62,7 +72,8 @@ export function renderRunResult(result: RunResult): string {
   const head = !result.started
     ? `not started: ${result.not_started_reason}`
     : result.timed_out
-    ? `timed out after ${result.effective_timeout}s (the command may still be running)`
+    ? `timed out after ${result.effective_timeout}s (the command may still be running: ` +
+      `wait_for_command run_id ${result.run_id} collects it)`
     : `exit ${result.exit_status}`;
   const notes = [
     `${result.output.length} lines`,
@@ -154,7 +165,7 @@ const shellOutput = {
   anchorLost: z.boolean().describe("the pane was respawned or its history cleared"),
 };
 
-/** The run tools: run_command, and the opt-in run_shell_command alias. */
+/** The run tools: run_command, wait_for_command, and the opt-in run_shell_command alias. */
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
@@ -185,6 +196,33 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     },
     text: renderRunResult,
     failed: (result) => !result.started,
+  }),
+  defineTool({
+    name: "wait_for_command",
+    tier: "mutating",
+    title: "Wait again for a command that timed out",
+    description: "Waits again for a run_command that timed out (by the run_id it returned) and, " +
+      "once the command has ended, returns its real exit status and output in run_command's " +
+      "shape, then forgets the run. Until then it returns timed_out: true with the output so " +
+      "far; call it again. Works after the server restarted. Runs not collected expire after " +
+      "an hour.",
+    input: {
+      run_id: z.string().max(64).describe("the run_id of a run_command result that timed out"),
+      timeout: timeoutSchema,
+      max_lines: maxLinesSchema,
+      socket_name: socketNameSchema,
+    },
+    output,
+    async run(args, context, extra) {
+      return await waitForRun(context.runner, {
+        socket: socketFor(context, args.socket_name),
+        runId: args.run_id,
+        timeout: clampTimeout(context, args.timeout),
+        maxLines: args.max_lines ?? null,
+        signal: extra.signal,
+      });
+    },
+    text: renderRunResult,
   }),
   defineTool({
     name: "run_shell_command",
