@@ -47,4 +47,4 @@ export {
   type RunResult,
   stopRunner,
   waitForRun,
-} from "./run.ts";
+} from "./run/mod.ts";

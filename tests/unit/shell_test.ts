@@ -5,7 +5,7 @@ import {
   classifyProcess,
   isInlineSafe,
   shellQuote,
-} from "../../src/tmux/shell.ts";
+} from "../../src/tmux/run/shell.ts";
 
 Deno.test("classifyProcess knows POSIX shells, refuses others, and normalizes names", () => {
   assertEquals(classifyProcess("bash"), "posix_shell");

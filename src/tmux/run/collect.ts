@@ -1,0 +1,143 @@
+/**
+ * Cutting a command's own output from the pane, between the anchor and the end position.
+ *
+ * @module
+ */
+
+import { runTmux } from "../command.ts";
+import { THEN, type TmuxSocket } from "../exec.ts";
+import { cellsOf, cutAtCursor, outputAfter, splitCapture, truncateTail } from "../output.ts";
+import { historyTrim } from "../position.ts";
+import type { CallNames } from "./shell.ts";
+import type { Anchor, Current, Position, RunResult } from "./types.ts";
+
+interface CollectOptions {
+  socket: TmuxSocket;
+  paneId: string;
+  anchor: Anchor;
+  /** Where output ended, in the coordinates of the moment it was recorded. */
+  end: Position;
+  now: Current;
+  typed: string;
+  names: CallNames;
+  /** Release the trailer (default true): false when it was released already. */
+  release?: boolean;
+}
+
+interface Collected {
+  lines: string[];
+  linesMissed: boolean;
+  anchorLost: boolean;
+}
+
+interface Rows {
+  /** First row (negative: history); null: the start of history. */
+  from: number | null;
+  to: number;
+  /** Cursor column on the last row: what is right of it came after the output. */
+  cursorX: number;
+  /** tmux commands to chain after the capture. */
+  then: string[];
+}
+
+/** Captures rows with -J (wrapped lines joined), the last one cut at the cursor. */
+async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Promise<string[]> {
+  const capture = (from: string, to: number) => [
+    ...["capture-pane", "-p", "-J", "-t", paneId, "-S", from, "-E", String(to)],
+  ];
+  const args = capture(rows.from === null ? "-" : String(rows.from), rows.to);
+  // A last line without its newline shares its row with whatever came next: capture that row too.
+  const partial = rows.cursorX !== 0;
+  if (partial) args.push(THEN, ...capture(String(rows.to), rows.to));
+  if (rows.then.length > 0) args.push(THEN, ...rows.then);
+  const lines = splitCapture(await runTmux(socket, args));
+  if (!partial) return lines;
+  const row = lines.pop() ?? "";
+  return cutAtCursor(lines, row, rows.cursorX);
+}
+
+/** How many trim counts are tried before the whole history is searched for the typed line. */
+const TRIM_GUESSES = 3;
+
+/**
+ * Captures from the anchor to the end position, drops the typed line, and releases the trailer
+ * (exactly once, chained to the first capture). Row numbers count from the top of history, which
+ * moves when tmux drops old lines, so the typed line is looked for where the anchor and the
+ * trims since say, and over the whole history when it is not there.
+ */
+export async function collectOutput(options: CollectOptions): Promise<Collected> {
+  const { socket, paneId, anchor, end, now } = options;
+  let release = options.release === false ? [] : ["wait-for", "-S", options.names.release];
+  const capture = async (from: number | null, to: number): Promise<string[]> => {
+    const then = release;
+    release = [];
+    return await captureRows(socket, paneId, { from, to, cursorX: end.x, then });
+  };
+  try {
+    const respawned = now.pid !== anchor.pid;
+    const endAbsolute = end.history + end.y - (end.x === 0 ? 1 : 0);
+    const endRow = now.history >= end.history
+      ? endAbsolute - now.history
+      : endAbsolute - end.history;
+    const find = (lines: string[]): string[] | null =>
+      outputAfter(lines, options.typed, options.names.channel);
+    if (!respawned) {
+      // tmux drops a tenth of history-limit each time history fills up: the anchor row is where
+      // it was, less some number of such trims; the fewest that fit are tried first.
+      const trim = historyTrim(now.limit);
+      const fewest = Math.max(0, Math.ceil((anchor.history - now.history) / trim));
+      for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {
+        const startRow = anchor.history + anchor.y - trims * trim - now.history;
+        if (startRow < -now.history) break;
+        // Output ends above where it started: the screen was cleared (see below).
+        if (endRow < startRow) continue;
+        const output = find(await capture(startRow, endRow));
+        if (output !== null) return { lines: output, linesMissed: false, anchorLost: false };
+      }
+    }
+    const lines = await capture(null, endRow);
+    const output = find(lines);
+    if (output !== null) return { lines: output, linesMissed: false, anchorLost: respawned };
+    // The typed line is gone: scrolled out of a full history (its tail is the output)...
+    const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
+    if (respawned) return { lines: [], linesMissed: false, anchorLost: true };
+    if (full) return { lines, linesMissed: true, anchorLost: false };
+    // ...or never drawn (the terminal's echo is off: output starts on the prompt's row, or on
+    // the next one when the row holds no more than the prompt), or the screen and history were
+    // cleared (output starts at the top of the screen). Either way no earlier output is
+    // returned, and the result says the anchor could not be checked.
+    const anchorRow = anchor.history + anchor.y - now.history;
+    if (anchorRow > endRow || anchorRow < -now.history) {
+      const lines = endRow < 0 ? [] : await capture(0, endRow);
+      return { lines, linesMissed: false, anchorLost: true };
+    }
+    const rows = await capture(anchorRow, endRow);
+    const promptOnly = rows.length > 0 && cellsOf(rows[0]) <= anchor.x;
+    return { lines: promptOnly ? rows.slice(1) : rows, linesMissed: false, anchorLost: true };
+  } finally {
+    if (release.length > 0) await runTmux(socket, release).catch(() => {});
+  }
+}
+
+export function shapeOutput(
+  collected: Collected,
+  maxLines: number | null,
+): Pick<
+  RunResult,
+  | "output"
+  | "output_truncated"
+  | "output_truncated_lines"
+  | "output_truncated_bytes"
+  | "lines_missed"
+  | "anchor_lost"
+> {
+  const cut = truncateTail(collected.lines, maxLines);
+  return {
+    output: cut.lines,
+    output_truncated: cut.droppedLines > 0,
+    output_truncated_lines: cut.droppedLines,
+    output_truncated_bytes: cut.droppedBytes,
+    lines_missed: collected.linesMissed,
+    anchor_lost: collected.anchorLost,
+  };
+}

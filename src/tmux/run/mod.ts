@@ -1,0 +1,13 @@
+/**
+ * The run path behind `run_command` and `wait_for_command`: one shell command in one pane, typed
+ * through a private buffer, waited for through a private `tmux wait-for` channel, its exit status
+ * read from a private pane option and its own output cut from the pane between the anchor and the
+ * trailer's end position; a timed-out run collected later from the record it leaves.
+ *
+ * @module
+ */
+
+export { runCommand } from "./runner.ts";
+export { type ResumeRequest, waitForRun } from "./resume.ts";
+export { createRunner, type Runner, stopRunner } from "./state.ts";
+export type { RunRequest, RunResult } from "./types.ts";

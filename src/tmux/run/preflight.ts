@@ -1,0 +1,145 @@
+/**
+ * Looking at a pane before typing: is it at an idle shell, and is the bookkeeping any server
+ * left there still true.
+ *
+ * @module
+ */
+
+import { runTmux } from "../command.ts";
+import { THEN, type TmuxSocket } from "../exec.ts";
+import { queryPane } from "../target.ts";
+import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "./record.ts";
+import {
+  type CallNames,
+  callNames,
+  classifyProcess,
+  markOutlivedShell,
+  NAME_PREFIX,
+  NONCE_BYTES,
+  RUNNING_OPTION,
+  statusOptionNonce,
+} from "./shell.ts";
+import { drain } from "./state.ts";
+import type { Position } from "./types.ts";
+
+const STATE_FIELDS = [
+  "pane_in_mode",
+  "pane_mode",
+  "pane_dead",
+  "pane_pid",
+  "pane_current_command",
+  "history_size",
+  "history_limit",
+  "cursor_y",
+  "cursor_x",
+  "socket_path",
+  "pane_path",
+  RUNNING_OPTION,
+] as const;
+
+type PaneState = Record<(typeof STATE_FIELDS)[number], string>;
+
+export function foreground(state: PaneState): ReturnType<typeof classifyProcess> {
+  // While our wrapper runs, the foreground process is a subshell named like the shell itself.
+  return state[RUNNING_OPTION] === "" ? classifyProcess(state.pane_current_command) : "other";
+}
+
+/** How long, in ms, a pane that is not at an idle shell is watched for getting there. */
+const IDLE_WAIT_MS = 150;
+
+/** Looks taken back to back before sleeping between them: a shell is usually back within 2 ms. */
+const IDLE_QUICK_LOOKS = 8;
+
+const MARKER = new RegExp(`^${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}(_s)?$`);
+
+/**
+ * Whether `#{pane_path}` shows one of our OSC 7 markers: a call's start marker while its command
+ * runs, its end marker until the trailer puts the path back.
+ */
+export function isMarker(path: string): boolean {
+  return MARKER.test(path);
+}
+
+/**
+ * Brings a pane's bookkeeping in tmux back in line with what tmux reports, whichever server
+ * process left it (one killed mid-call, say); true when anything changed:
+ * - a running mark set for another pane process (respawned) or a dead pane is removed;
+ * - a trailer that finished but whose call is gone (its status option is still set: nobody
+ *   collected it) is released, its option removed and its done signal drained.
+ * Only called for a pane that is not at an idle shell, so the common path pays nothing.
+ */
+export async function reconcile(
+  socket: TmuxSocket,
+  paneId: string,
+  state: PaneState,
+): Promise<boolean> {
+  const commands: string[] = [];
+  const mark = state[RUNNING_OPTION];
+  if (mark !== "" && (state.pane_dead === "1" || markOutlivedShell(mark, state.pane_pid))) {
+    commands.push("set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN);
+  }
+  const listing = await runTmux(socket, ["show-options", "-p", "-t", paneId]);
+  const options = new Set(listing.split("\n").map((line) => line.slice(0, line.indexOf(" "))));
+  const held: CallNames[] = [];
+  const recorded: CallNames[] = [];
+  for (const name of options) {
+    const status = statusOptionNonce(name);
+    if (status !== null && !options.has(callNames(status).record)) held.push(callNames(status));
+    const nonce = recordOptionNonce(name);
+    if (nonce !== null) recorded.push(callNames(nonce));
+  }
+  if (recorded.length > 0) {
+    const values = await queryPane(socket, paneId, recorded.map((names) => names.record));
+    for (const names of recorded) {
+      if (!recordExpired(values[names.record], state)) continue;
+      commands.push("set-option", "-p", "-u", "-t", paneId, names.record, THEN);
+      commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
+    }
+  }
+  for (const names of held) {
+    commands.push("wait-for", "-S", names.release, THEN);
+    commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
+  }
+  if (commands.length === 0) return false;
+  await runTmux(socket, commands.slice(0, -1));
+  await Promise.all(held.map((names) => drain(socket, names.channel)));
+  return true;
+}
+
+/** Whether a run record is past keeping: too old, unreadable, or made for a pane process gone. */
+function recordExpired(value: string, state: { pane_pid: string; pane_dead: string }): boolean {
+  const record = parseRecord(value);
+  return record === null || Date.now() - record.created > RECORD_TTL_MS ||
+    String(record.anchor.pid) !== state.pane_pid || state.pane_dead === "1";
+}
+
+/**
+ * The pane's state, looked at again for a moment when it is not at an idle shell yet. Right after
+ * a command the shell takes the terminal back: until then tmux names the pane by its start
+ * command (e.g. "env" for `env X=1 bash`), or a trailer of ours is still finishing (its end marker
+ * is the pane path, or the cursor still sits where the last output ended, before the prompt).
+ * Text typed before the line editor is back would be echoed twice.
+ */
+export async function idleState(
+  socket: TmuxSocket,
+  paneId: string,
+  lastEnd: Position | undefined,
+): Promise<PaneState> {
+  const waitUntil = Date.now() + IDLE_WAIT_MS;
+  let state = await queryPane(socket, paneId, STATE_FIELDS);
+  for (let look = 1; !ready(state, lastEnd) && Date.now() < waitUntil; look++) {
+    if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
+    if (look > IDLE_QUICK_LOOKS) {
+      const sleep = Math.min(2 ** (look - IDLE_QUICK_LOOKS - 1), 10);
+      await new Promise((resolve) => setTimeout(resolve, sleep));
+    }
+    state = await queryPane(socket, paneId, STATE_FIELDS);
+  }
+  return state;
+}
+
+export function ready(state: PaneState, lastEnd: Position | undefined): boolean {
+  if (foreground(state) === "other" || isMarker(state.pane_path)) return false;
+  return lastEnd === undefined || String(lastEnd.history) !== state.history_size ||
+    String(lastEnd.y) !== state.cursor_y || String(lastEnd.x) !== state.cursor_x;
+}

@@ -1,0 +1,246 @@
+/**
+ * run_command: one shell command in one pane, typed, waited for and collected.
+ *
+ * @module
+ */
+
+import { randomHex } from "../../hex.ts";
+import { captureSince } from "../capture.ts";
+import { runTmux } from "../command.ts";
+import { TmuxError } from "../errors.ts";
+import { spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "../exec.ts";
+import { intField } from "../format.ts";
+import { acquire } from "../lock.ts";
+import { collectOutput, shapeOutput } from "./collect.ts";
+import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
+import { progressReporter } from "./progress.ts";
+import { encodeRecord, runIdOf } from "./record.ts";
+import {
+  buildTypedLine,
+  callNames,
+  isInlineSafe,
+  NONCE_BYTES,
+  RUNNING_OPTION,
+  runningMark,
+} from "./shell.ts";
+import { addOrphan, lockKey, rememberEnd, type Runner, sweepOrphans } from "./state.ts";
+import { type Anchor, currentPosition, type RunRequest, type RunResult } from "./types.ts";
+import { readTrailer, waitFor } from "./wait.ts";
+
+/** Why a line that was typed did not start within the timeout. */
+const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
+  "is probably waiting at a continuation prompt (an unclosed quote or bracket) or was read as " +
+  "input by a program; it may still run if that input is completed, so look at the pane " +
+  "(capture_pane) before retrying";
+
+/** C-u: line editors' unix-line-discard, and the terminal's kill character. */
+const KILL_LINE = "\x15";
+
+/** Runs a command in a pane and waits for it, as the run_command contract says. */
+export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {
+  if (runner.stop.signal.aborted) {
+    throw new TmuxError("cancelled", "the server is shutting down");
+  }
+  const signal = request.signal
+    ? AbortSignal.any([request.signal, runner.stop.signal])
+    : runner.stop.signal;
+  const call = runQueued(runner, { ...request, signal });
+  runner.inFlight.add(call);
+  try {
+    return await call;
+  } finally {
+    runner.inFlight.delete(call);
+  }
+}
+
+async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {
+  const started = Date.now();
+  const { socket, paneId } = request;
+  const elapsed = (): number => Math.round(Date.now() - started) / 1000;
+  const nonce = randomHex(NONCE_BYTES);
+  const names = callNames(nonce);
+  const base = {
+    pane_id: paneId,
+    run_id: runIdOf(paneId, nonce),
+    effective_timeout: request.timeout,
+    output: [] as string[],
+    output_truncated: false,
+    output_truncated_lines: 0,
+    output_truncated_bytes: 0,
+    lines_missed: false,
+    anchor_lost: false,
+  };
+  const key = lockKey(socket, paneId);
+  const release = await acquire(runner.locks, key, {
+    deadline: started + request.timeout * 1000,
+    signal: request.signal,
+  });
+  if (release === null) {
+    if (request.signal?.aborted) throw new TmuxError("cancelled", "run_command was cancelled");
+    throw new TmuxError(
+      "pane_busy",
+      `pane ${paneId} was busy with another run_command for the whole timeout`,
+    );
+  }
+  try {
+    await sweepOrphans(runner, socket, paneId);
+    let state = await idleState(socket, paneId, runner.lastEnds.get(key));
+    runner.lastEnds.delete(key);
+    if (!ready(state, undefined) && await reconcile(socket, paneId, state)) {
+      state = await idleState(socket, paneId, undefined);
+    }
+    if (state.pane_dead === "1") {
+      throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
+    }
+    if (state.pane_in_mode === "1") {
+      throw new TmuxError(
+        "pane_in_mode",
+        `pane ${paneId} is in ${
+          state.pane_mode || "a mode"
+        }; leave it (q or Escape) before running commands`,
+      );
+    }
+    const running = state[RUNNING_OPTION];
+    const kind = foreground(state);
+    if (kind === "unsupported_shell") {
+      throw new TmuxError(
+        "unsupported_shell",
+        `pane ${paneId} runs ${state.pane_current_command}, which is not a POSIX shell`,
+      );
+    }
+    if (kind === "other") {
+      return {
+        ...base,
+        exit_status: null,
+        timed_out: false,
+        started: false,
+        not_started_reason: running === ""
+          ? `pane ${paneId} is running ${
+            JSON.stringify(state.pane_current_command)
+          }, not an idle shell`
+          : `pane ${paneId} is still running an earlier run_command (${RUNNING_OPTION} ${running})`,
+        elapsed_seconds: elapsed(),
+      };
+    }
+    const anchor: Anchor = {
+      history: intField(state.history_size, "history_size"),
+      y: intField(state.cursor_y, "cursor_y"),
+      x: intField(state.cursor_x, "cursor_x"),
+      pid: intField(state.pane_pid, "pane_pid"),
+    };
+    const inline = isInlineSafe(request.command);
+    const typed = buildTypedLine(request.command, {
+      names,
+      paneId,
+      socketPath: state.socket_path,
+      // A trailer that never got to put the path back (its shell was killed) left its marker.
+      panePath: isMarker(state.pane_path) ? "" : state.pane_path,
+      suppressHistory: request.suppressHistory,
+      inline,
+    });
+    // Where progress reports start reading: before the line is typed.
+    const progressCursor = request.onProgress
+      ? (await captureSince(socket, paneId, null)).cursor
+      : null;
+    // One paste, into this pane alone (keys sent with send-keys would reach every pane of a
+    // synchronized window): C-u first, as text someone left unsent at the prompt would otherwise
+    // prefix our line (line editors keep it in their kill ring; without one, the terminal's kill
+    // character drops it), then the line and its Enter.
+    const paste = [
+      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
+      ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
+      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+    ];
+    try {
+      await runTmux(
+        socket,
+        inline ? paste : ["load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste],
+        inline ? {} : { stdin: request.command },
+      );
+    } catch (error) {
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+      await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
+        .catch(() => {});
+      throw error;
+    }
+    // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
+    // the waiter arrives is kept by tmux until it does.
+    let waiter: TmuxChild;
+    try {
+      waiter = spawnTmux(socket, ["wait-for", names.channel]);
+    } catch (error) {
+      addOrphan(runner, socket, paneId, names);
+      throw error;
+    }
+    /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
+    const abandon = async (): Promise<void> => {
+      await waiter.kill();
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+    };
+    const progress = progressCursor === null
+      ? undefined
+      : progressReporter(request, { cursor: progressCursor, typed, names, started });
+    const outcome = await waitFor(waiter, request, started, progress);
+    const collect = { socket, paneId, anchor, typed, names };
+    if (outcome === "pane_gone") {
+      await abandon();
+      throw new TmuxError("not_found", `pane ${paneId} was closed while the command ran`);
+    }
+    if (outcome !== "signalled") {
+      await abandon();
+      addOrphan(runner, socket, paneId, names);
+      // Released ahead, so the trailer will not hold when the command ends later.
+      if (outcome === "aborted") {
+        await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});
+        throw new TmuxError("cancelled", "run_command was cancelled");
+      }
+      // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
+      // status for it. Set before the capture below releases the trailer.
+      const record = { anchor, typed, created: Date.now() };
+      await runTmux(socket, ["set-option", "-p", "-t", paneId, names.record, encodeRecord(record)]);
+      const now = await currentPosition(socket, paneId);
+      const cut = await collectOutput({ ...collect, end: now, now });
+      // The shell never started the line (its start marker never showed): a continuation
+      // prompt or a program reading input took it. No mark of ours stays behind (the trailer,
+      // should the line run later, was released above with the capture).
+      const started = now.path === names.startMarker || now.path === names.channel;
+      if (!started) {
+        await runTmux(socket, [
+          ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+          ...["set-option", "-p", "-u", "-t", paneId, names.record],
+        ]).catch(() => {});
+      }
+      return {
+        ...base,
+        ...shapeOutput(cut, request.maxLines),
+        exit_status: null,
+        timed_out: true,
+        started,
+        not_started_reason: started ? null : NEVER_STARTED,
+        elapsed_seconds: elapsed(),
+      };
+    }
+    const { status, end, now } = await readTrailer(socket, paneId, names);
+    const cut = await collectOutput({ ...collect, end, now });
+    rememberEnd(runner, key, now);
+    return {
+      ...base,
+      ...shapeOutput(cut, request.maxLines),
+      exit_status: status,
+      timed_out: false,
+      started: true,
+      not_started_reason: null,
+      elapsed_seconds: elapsed(),
+    };
+  } finally {
+    release();
+  }
+}
+
+async function deleteBuffer(socket: TmuxSocket, name: string): Promise<void> {
+  try {
+    await runTmux(socket, ["delete-buffer", "-b", name]);
+  } catch {
+    // Already fetched and deleted by the shell, or the server is gone.
+  }
+}

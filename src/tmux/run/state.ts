@@ -1,0 +1,133 @@
+/**
+ * State shared by every call of one server: per-pane queues, calls given up on, and where the
+ * last call's output ended.
+ *
+ * @module
+ */
+
+import { spawnTmux, type TmuxSocket } from "../exec.ts";
+import { createKeyedLock, type KeyedLock } from "../lock.ts";
+import { queryPane } from "../target.ts";
+import { type CallNames, markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
+import type { Position } from "./types.ts";
+
+/** A call whose wait was given up while its command may still finish and run its trailer. */
+interface Orphan {
+  names: CallNames;
+}
+
+/** State shared by all calls of one server: per-pane queues and leftovers of timed-out calls. */
+export interface Runner {
+  locks: KeyedLock;
+  orphans: Map<string, Orphan[]>;
+  /** Per pane, where the last finished call's output ended: until the cursor leaves that spot, the
+   * shell has not drawn its prompt yet. */
+  lastEnds: Map<string, Position>;
+  /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
+  stop: AbortController;
+  inFlight: Set<Promise<unknown>>;
+}
+
+/** Makes the state shared by the calls of one server. */
+export function createRunner(): Runner {
+  return {
+    locks: createKeyedLock(),
+    orphans: new Map(),
+    lastEnds: new Map(),
+    stop: new AbortController(),
+    inFlight: new Set(),
+  };
+}
+
+/**
+ * Ends every call in flight the way a cancellation does (wait-for children killed, trailers
+ * released) and waits for them, so a stopping server leaves nothing behind in tmux.
+ */
+export async function stopRunner(runner: Runner): Promise<void> {
+  runner.stop.abort();
+  await Promise.allSettled([...runner.inFlight]);
+}
+
+export function lockKey(socket: TmuxSocket, paneId: string): string {
+  return `${socket.socketName ?? ""}\x00${paneId}`;
+}
+
+/** How long a drain of a call's done channel may wait: it returns at once when signalled. */
+const DRAIN_MS = 100;
+
+/** Consumes a signal left on a channel whose waiter is gone; gives up after {@linkcode DRAIN_MS}. */
+export async function drain(socket: TmuxSocket, channel: string): Promise<void> {
+  const waiter = spawnTmux(socket, ["wait-for", channel]);
+  const signal = AbortSignal.timeout(DRAIN_MS);
+  const giveUp = () => waiter.kill();
+  signal.addEventListener("abort", giveUp, { once: true });
+  await waiter.done;
+  signal.removeEventListener("abort", giveUp);
+}
+
+/** Panes remembered by {@linkcode rememberEnd} at most; the oldest is forgotten first. */
+const LAST_ENDS_MAX = 1024;
+
+export function rememberEnd(runner: Runner, key: string, end: Position): void {
+  runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
+  if (runner.lastEnds.size > LAST_ENDS_MAX) {
+    runner.lastEnds.delete(runner.lastEnds.keys().next().value!);
+  }
+}
+
+export function addOrphan(
+  runner: Runner,
+  socket: TmuxSocket,
+  paneId: string,
+  names: CallNames,
+): void {
+  const key = lockKey(socket, paneId);
+  const list = runner.orphans.get(key) ?? [];
+  list.push({ names });
+  runner.orphans.set(key, list);
+}
+
+/**
+ * Settles calls given up on in this pane (timed out, cancelled): one whose command still runs is
+ * kept; one whose trailer has run left a signal on its done channel, drained here (the trailer,
+ * released ahead, removes its own option); one whose shell is gone is forgotten.
+ */
+export async function sweepOrphans(
+  runner: Runner,
+  socket: TmuxSocket,
+  paneId: string,
+): Promise<void> {
+  const key = lockKey(socket, paneId);
+  const list = runner.orphans.get(key);
+  if (!list) return;
+  let state: Record<"pane_pid" | "pane_dead" | typeof RUNNING_OPTION, string>;
+  try {
+    state = await queryPane(socket, paneId, ["pane_pid", "pane_dead", RUNNING_OPTION]);
+  } catch {
+    runner.orphans.delete(key);
+    return;
+  }
+  const mark = state[RUNNING_OPTION];
+  const keep: Orphan[] = [];
+  for (const orphan of list) {
+    if (!mark.startsWith(`${orphan.names.channel}:`)) {
+      await drain(socket, orphan.names.channel);
+    } else if (state.pane_dead !== "1" && !markOutlivedShell(mark, state.pane_pid)) {
+      keep.push(orphan);
+    }
+  }
+  if (keep.length > 0) runner.orphans.set(key, keep);
+  else runner.orphans.delete(key);
+}
+
+export function forgetOrphan(
+  runner: Runner,
+  socket: TmuxSocket,
+  paneId: string,
+  names: CallNames,
+): void {
+  const key = lockKey(socket, paneId);
+  const list = runner.orphans.get(key)?.filter((o) => o.names.channel !== names.channel) ?? [];
+  if (list.length > 0) runner.orphans.set(key, list);
+  else runner.orphans.delete(key);
+}

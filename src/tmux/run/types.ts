@@ -1,0 +1,69 @@
+/**
+ * What a run request and its result are, and the positions the run path works with.
+ *
+ * @module
+ */
+
+import type { TmuxSocket } from "../exec.ts";
+import { type PanePosition, parsePosition, POSITION_FIELDS } from "../position.ts";
+import { queryPane } from "../target.ts";
+
+/** One request, already validated and resolved to a pane. */
+export interface RunRequest {
+  socket: TmuxSocket;
+  paneId: string;
+  command: string;
+  /** Seconds, already clamped to the server's ceiling. */
+  timeout: number;
+  maxLines: number | null;
+  suppressHistory: boolean;
+  signal?: AbortSignal;
+  /** Called about once a second while waiting, with the output lines that are new since. */
+  onProgress?: (update: { elapsed: number; lines: string[] }) => void;
+}
+
+/** The outcome, in the contract's wire names. */
+export interface RunResult {
+  pane_id: string;
+  /** Names this run for wait_for_command. */
+  run_id: string;
+  exit_status: number | null;
+  timed_out: boolean;
+  started: boolean;
+  /** Why the command was not started (when started is false). */
+  not_started_reason: string | null;
+  elapsed_seconds: number;
+  effective_timeout: number;
+  output: string[];
+  output_truncated: boolean;
+  output_truncated_lines: number;
+  output_truncated_bytes: number;
+  lines_missed: boolean;
+  anchor_lost: boolean;
+}
+
+/** The position and `#{pane_path}`, which shows the trailer's end marker once tmux parsed it. */
+export const CURRENT_FIELDS = [...POSITION_FIELDS, "pane_path"] as const;
+
+/** A cursor position: rows of history above the screen plus the cursor on it. */
+export interface Position {
+  history: number;
+  y: number;
+  x: number;
+}
+
+export interface Anchor extends Position {
+  pid: number;
+}
+
+export interface Current extends PanePosition {
+  path: string;
+}
+
+export function parseCurrent(record: Record<(typeof CURRENT_FIELDS)[number], string>): Current {
+  return { ...parsePosition(record), path: record.pane_path };
+}
+
+export async function currentPosition(socket: TmuxSocket, paneId: string): Promise<Current> {
+  return parseCurrent(await queryPane(socket, paneId, CURRENT_FIELDS));
+}

@@ -1,0 +1,120 @@
+/**
+ * Waiting for a call's done channel, and reading what its trailer left.
+ *
+ * @module
+ */
+
+import { runTmux } from "../command.ts";
+import { TmuxError } from "../errors.ts";
+import { THEN, type TmuxChild, type TmuxSocket } from "../exec.ts";
+import { formatOf, parseRecords } from "../format.ts";
+import { splitCapture } from "../output.ts";
+import { queryPane } from "../target.ts";
+import type { CallNames } from "./shell.ts";
+import {
+  type Current,
+  CURRENT_FIELDS,
+  currentPosition,
+  parseCurrent,
+  type Position,
+  type RunRequest,
+} from "./types.ts";
+
+const SETTLE_TRIES = 400;
+const SETTLE_STEP_MS = 5;
+
+/**
+ * Reads and removes the trailer's option: exit status and end position. The position is exact
+ * when tmux had already parsed the OSC 7 end marker then; otherwise tmux is still behind on the
+ * pane's output, and since the trailer holds the shell, waiting for the marker to show up in
+ * `#{pane_path}` gives the exact end.
+ */
+export async function readTrailer(
+  socket: TmuxSocket,
+  paneId: string,
+  names: CallNames,
+): Promise<{ status: number; end: Position; now: Current }> {
+  const output = await runTmux(socket, [
+    ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
+  ]);
+  const [value = "", ...rest] = splitCapture(output);
+  const trailer = parseTrailerValue(value);
+  let now = parseCurrent(parseRecords(rest.join("\n"), CURRENT_FIELDS)[0]);
+  const status = trailer.status;
+  if (trailer.path === names.channel) return { status, end: trailer.end, now };
+  for (let i = 0; i < SETTLE_TRIES && now.path !== names.channel; i++) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_STEP_MS));
+    now = await currentPosition(socket, paneId);
+  }
+  return { status, end: now, now };
+}
+
+/** A trailer's option value: `status:history_size:cursor_y:cursor_x:pane_path`. */
+export function parseTrailerValue(value: string): { status: number; end: Position; path: string } {
+  const match = value.match(/^(\d+):(\d+):(\d+):(\d+):(.*)$/);
+  if (!match) {
+    throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
+  }
+  return {
+    status: Number(match[1]),
+    end: { history: +match[2], y: +match[3], x: +match[4] },
+    path: match[5],
+  };
+}
+
+type WaitOutcome = "signalled" | "timeout" | "aborted" | "pane_gone";
+
+/** How often a waiting call checks that its pane still exists (a closed pane never signals). */
+const PANE_CHECK_MS = 1000;
+
+export async function waitFor(
+  waiter: TmuxChild,
+  request: Pick<RunRequest, "socket" | "paneId" | "timeout" | "signal">,
+  started: number,
+  progress?: () => Promise<void>,
+): Promise<WaitOutcome> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let check: ReturnType<typeof setInterval> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<WaitOutcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve("timeout"),
+      Math.max(0, started + request.timeout * 1000 - Date.now()),
+    );
+    let busy = false;
+    check = setInterval(async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        await (progress ? progress() : queryPane(request.socket, request.paneId, []));
+      } catch (error) {
+        if (error instanceof TmuxError && error.code === "not_found") resolve("pane_gone");
+      } finally {
+        busy = false;
+      }
+    }, PANE_CHECK_MS);
+    onAbort = () => resolve("aborted");
+    if (request.signal?.aborted) resolve("aborted");
+    request.signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    const outcome = await Promise.race([
+      waiter.done.then((r) => r.success ? "signalled" as const : r),
+      stop,
+    ]);
+    if (typeof outcome === "object") {
+      // wait-for only fails when the server went away.
+      throw new TmuxError(
+        "tmux_unavailable",
+        `tmux server went away while waiting: ${outcome.stderr.trim() || "wait-for failed"}`,
+      );
+    }
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+    clearInterval(check);
+    if (onAbort) request.signal?.removeEventListener("abort", onAbort);
+  }
+}
