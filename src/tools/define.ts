@@ -61,21 +61,53 @@ export type AnyToolSpec = ToolSpec<any, any>;
 const TEXT_MAX = 4000;
 
 /** Registers a tool (when the policy allows it) with error mapping and structured output. */
+/** What registerTool takes for a tool, besides its name and handler. */
+interface ToolConfig {
+  title: string;
+  description: string;
+  // deno-lint-ignore no-explicit-any
+  inputSchema: z.ZodObject<any>;
+  // deno-lint-ignore no-explicit-any
+  outputSchema: z.ZodObject<any>;
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+/** Each spec's schemas and annotations, built once per process, not once per HTTP session. */
+const configs = new WeakMap<AnyToolSpec, ToolConfig>();
+
+function configOf(spec: AnyToolSpec): ToolConfig {
+  let config = configs.get(spec);
+  if (config === undefined) {
+    config = {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: z.strictObject(spec.input),
+      outputSchema: z.object(spec.output),
+      annotations: {
+        title: spec.title,
+        readOnlyHint: spec.tier === "readonly",
+        destructiveHint: spec.destructive ?? spec.tier === "destructive",
+        idempotentHint: spec.idempotent ?? spec.tier === "readonly",
+        openWorldHint: spec.openWorld ?? false,
+      },
+    };
+    configs.set(spec, config);
+  }
+  return config;
+}
+
 export function registerSpec(server: McpServer, spec: AnyToolSpec, context: ToolContext): void {
   if (!allowed(spec, context.config.policy)) return;
-  server.registerTool(spec.name, {
-    title: spec.title,
-    description: spec.description,
-    inputSchema: z.strictObject(spec.input),
-    outputSchema: z.object(spec.output),
-    annotations: {
-      title: spec.title,
-      readOnlyHint: spec.tier === "readonly",
-      destructiveHint: spec.destructive ?? spec.tier === "destructive",
-      idempotentHint: spec.idempotent ?? spec.tier === "readonly",
-      openWorldHint: spec.openWorld ?? false,
-    },
-  }, async (args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+  server.registerTool(spec.name, configOf(spec), async (
+    args: Record<string, unknown>,
+    extra: Extra,
+  ): Promise<CallToolResult> => {
     const started = Date.now();
     const result = await guarded(async () => {
       const value = await spec.run(args, context, extra);
