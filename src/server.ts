@@ -7,6 +7,7 @@
 import { McpServer, type Transport } from "./deps.ts";
 import {
   closeControlClients,
+  closeWatchers,
   createRunner,
   stopRunner,
   TmuxError,
@@ -49,7 +50,7 @@ export async function connectServer(
 /** Ends the calls in flight (cleanly, as cancellations) before the process exits. */
 export async function stopToolContext(context: ToolContext): Promise<void> {
   await stopRunner(context.runner);
-  await closeControlClients();
+  await Promise.all([closeControlClients(), closeWatchers()]);
 }
 
 /**

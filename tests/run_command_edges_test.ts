@@ -67,8 +67,19 @@ Deno.test("a server stopped mid-wait kills its children and releases the pane", 
   });
 });
 
-Deno.test("output beyond history-limit is reported as lines_missed, the tail kept", async () => {
+Deno.test("output beyond history-limit comes back whole from the byte stream", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
+    await tmux.run("set-option", "-t", "main", "history-limit", "2000");
+    const pane = await tmux.newPane();
+    const out = await run(conn, { command: "seq 1 5000", pane_id: pane });
+    assertEquals([out.exit_status, out.lines_missed, out.anchor_lost], [0, false, false]);
+    assertEquals(out.output, Array.from({ length: 5000 }, (_, i) => String(i + 1)));
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("read from the screen (--no-control), output beyond history-limit is lines_missed, the tail kept", async () => {
+  await withServer("stdio", { extraArgs: ["--no-control"] }, async (conn, tmux) => {
     await tmux.run("set-option", "-t", "main", "history-limit", "200");
     const pane = await tmux.newPane();
     const out = await run(conn, { command: "seq 1 2000", pane_id: pane });
@@ -83,38 +94,31 @@ Deno.test("output beyond history-limit is reported as lines_missed, the tail kep
   });
 });
 
-Deno.test("a quarter of a million lines come back whole, also once history trims", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
-    await tmux.run("set-option", "-t", "main", "history-limit", "300000");
-    const pane = await tmux.newPane();
-    const seq = (from: number, to: number) =>
-      Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
-    const big = await run(conn, { command: "seq 1 250000", pane_id: pane, timeout: 120 });
-    assertEquals([big.exit_status, big.lines_missed], [0, false]);
-    assertEquals(big.output, seq(1, 250000));
-    // This one fills history past its limit, so tmux drops its oldest tenth meanwhile.
-    const more = await run(conn, { command: "seq 1 60000", pane_id: pane, timeout: 120 });
-    assertEquals([more.exit_status, more.lines_missed], [0, false]);
-    assertEquals(more.output, seq(1, 60000));
-    await assertNoLeftovers(tmux, conn.serverPid);
+for (const control of [true, false]) {
+  Deno.test(`a command that clears history: ${control ? "exact from the stream" : "anchor_lost from the screen"}`, async () => {
+    await withServer(
+      "stdio",
+      { extraArgs: control ? [] : ["--no-control"] },
+      async (conn, tmux) => {
+        const pane = tmux.paneId;
+        await run(conn, { command: "seq 1 100", pane_id: pane });
+        const out = await run(conn, {
+          command:
+            `echo before; tmux -L ${tmux.socketName} clear-history -t ${pane}; clear; echo after`,
+          pane_id: pane,
+        });
+        assertEquals(out.exit_status, 0);
+        if (control) {
+          assertEquals([out.anchor_lost, out.output], [false, ["before", "after"]]);
+        } else {
+          assertEquals(out.anchor_lost, true);
+          assertEquals((out.output as string[]).filter((l) => l !== "").at(-1), "after");
+        }
+        await assertNoLeftovers(tmux, conn.serverPid);
+      },
+    );
   });
-});
-
-Deno.test("a command that clears history reports anchor_lost", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
-    const pane = tmux.paneId;
-    await run(conn, { command: "seq 1 100", pane_id: pane });
-    const out = await run(conn, {
-      command:
-        `echo before; tmux -L ${tmux.socketName} clear-history -t ${pane}; clear; echo after`,
-      pane_id: pane,
-    });
-    assertEquals(out.exit_status, 0);
-    assertEquals(out.anchor_lost, true);
-    assertEquals((out.output as string[]).filter((l) => l !== "").at(-1), "after");
-    await assertNoLeftovers(tmux, conn.serverPid);
-  });
-});
+}
 
 Deno.test("a prompt that scrolls the pane as it is drawn never leaks into output", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
@@ -222,6 +226,35 @@ Deno.test("a line the shell never runs (a continuation prompt) is started: false
     );
     const again = await run(conn, { command: "echo fine", pane_id: pane });
     assertEquals([again.exit_status, again.output], [0, ["fine"]]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("from the byte stream: tabs, colours, CR overwrites, the alternate screen, a million lines", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const step = async (command: string, extra: Record<string, unknown> = {}) => {
+      const out = await run(conn, { command, pane_id: pane, timeout: 60, ...extra });
+      assertEquals(out.exit_status, 0, command);
+      return out;
+    };
+    assertEquals((await step("printf 'a\\tb\\n'")).output, ["a\tb"]);
+    assertEquals(
+      (await step("printf '\\033[1;31mred\\033[0m plain\\n'")).output,
+      ["red plain"],
+    );
+    assertEquals((await step("printf 'abc\\rX\\n50%%\\r100%%\\n'")).output, ["Xbc", "100%"]);
+    const screen = await step(
+      "printf 'before\\n\\033[?1049hDRAWN\\033[H\\033[2J\\033[?1049lafter\\n'",
+    );
+    assertEquals([screen.output, screen.alternate_screen], [["before", "after"], true]);
+    assertEquals((await step("echo plain")).alternate_screen, false);
+    const many = await step("yes | head -n 1000000", { max_lines: 3 });
+    assertEquals(many.output, ["y", "y", "y"]);
+    assertEquals(
+      [many.output_truncated, many.output_truncated_lines, many.output_truncated_bytes],
+      [true, 999997, 999997 * 2],
+    );
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

@@ -320,6 +320,14 @@ Deno.test("every tool, with its refusals", async (t) => {
       await tmux.run("send-keys", "-t", pane, "echo late-$((1))", "Enter");
       assertEquals((await long).outcome, "matched");
       await assertNoLeftovers(tmux, conn.serverPid);
+      // Once nothing uses it, the watcher goes.
+      await until("the watcher closed once idle", async () => {
+        const ps = await new Deno.Command("ps", {
+          args: ["-o", "args=", "--ppid", String(conn.serverPid)],
+          stdout: "piped",
+        }).output();
+        return !new TextDecoder().decode(ps.stdout).includes("-f ignore-size,read-only");
+      });
     });
 
     await t.step("show_option, show_environment, display_message", async () => {

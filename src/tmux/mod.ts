@@ -8,6 +8,7 @@
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
 export { runTmux } from "./command.ts";
 export { closeControlClients } from "./control.ts";
+export { closeWatchers } from "./watch.ts";
 export { THEN, type TmuxSocket, tmuxVersion } from "./exec.ts";
 export {
   checkId,

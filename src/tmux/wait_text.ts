@@ -150,6 +150,6 @@ export async function waitForText(
       missed ||= since.lines_missed;
     }
   } finally {
-    await unwatch();
+    unwatch();
   }
 }

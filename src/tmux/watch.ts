@@ -1,21 +1,86 @@
 /**
- * Output notifications for waits: a read-only control client attached to a pane's session reports
- * `%output` for every pane there, so a wait can look at the pane as soon as something was written
- * instead of on a timer. One watcher per socket and session, shared, closed when its last waiter
- * leaves.
+ * Pane output as it happens: a read-only control client attached to a pane's session reports
+ * `%output` for every pane there. Waits use it to look at a pane as soon as it writes, and
+ * run_command to read a command's output from the byte stream itself. One watcher per socket and
+ * session, shared; it stays a moment after its last user leaves, so back-to-back calls do not
+ * start a new one each, and {@linkcode closeWatchers} ends them all.
  *
  * @module
  */
 
 import { tmuxArgs, type TmuxSocket } from "./exec.ts";
 
+/** Receives a pane's output bytes, as the pane wrote them. */
+export type OutputListener = (bytes: Uint8Array) => void;
+
 interface Watcher {
+  key: string;
   child: Deno.ChildProcess;
-  listeners: Map<string, Set<() => void>>;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  listeners: Map<string, Set<OutputListener>>;
   users: number;
+  /** Lines the watcher's own commands are waiting for (see {@linkcode ready}). */
+  awaited: Map<string, () => void>;
+  alive: boolean;
+  /** Whether it answered a command: from then on it reports every byte. */
+  ready: Promise<boolean> | null;
+  idle: ReturnType<typeof setTimeout> | undefined;
 }
 
 const watchers = new Map<string, Watcher>();
+const encoder = new TextEncoder();
+const NEWLINE = 0x0a;
+const BACKSLASH = 0x5c;
+const OUTPUT_PREFIX = encoder.encode("%output %");
+
+/** How long a watcher nobody uses stays attached. */
+const LINGER_MS = 2000;
+
+/** How long a new watcher may take to answer its first command. */
+const READY_MS = 2000;
+
+function isOctal(data: Uint8Array, at: number): boolean {
+  for (let i = at; i < at + 3; i++) if (data[i] < 48 || data[i] > 55) return false;
+  return true;
+}
+
+/**
+ * The bytes of a `%output` line's data: tmux writes bytes below 0x20 and the backslash as
+ * three-digit octal escapes, everything else (UTF-8 included) as it is.
+ */
+export function unescapeOutput(data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(data.length);
+  let n = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] === BACKSLASH && i + 3 < data.length && isOctal(data, i + 1)) {
+      out[n++] = (data[i + 1] - 48) * 64 + (data[i + 2] - 48) * 8 + (data[i + 3] - 48);
+      i += 3;
+      continue;
+    }
+    out[n++] = data[i];
+  }
+  return out.subarray(0, n);
+}
+
+function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
+  if (line.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (line[i] !== prefix[i]) return false;
+  return true;
+}
+
+function handleLine(watcher: Watcher, line: Uint8Array): void {
+  if (startsWith(line, OUTPUT_PREFIX)) {
+    const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
+    if (space < 0) return;
+    const pane = new TextDecoder().decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
+    const listeners = watcher.listeners.get(pane);
+    if (!listeners || listeners.size === 0) return;
+    const bytes = unescapeOutput(line.subarray(space + 1));
+    for (const listener of listeners) listener(bytes);
+    return;
+  }
+  if (watcher.awaited.size > 0) watcher.awaited.get(new TextDecoder().decode(line))?.();
+}
 
 function start(socket: TmuxSocket, sessionId: string, key: string): Watcher | null {
   let child: Deno.ChildProcess;
@@ -36,28 +101,104 @@ function start(socket: TmuxSocket, sessionId: string, key: string): Watcher | nu
   } catch {
     return null;
   }
-  const watcher: Watcher = { child, listeners: new Map(), users: 0 };
+  const watcher: Watcher = {
+    key,
+    child,
+    writer: child.stdin.getWriter(),
+    listeners: new Map(),
+    users: 0,
+    awaited: new Map(),
+    alive: true,
+    ready: null,
+    idle: undefined,
+  };
   (async () => {
-    const decoder = new TextDecoder();
-    let buffered = "";
+    let pending = new Uint8Array(0);
     try {
       for await (const chunk of child.stdout) {
-        buffered += decoder.decode(chunk, { stream: true });
-        let newline: number;
-        while ((newline = buffered.indexOf("\n")) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          if (!line.startsWith("%output ")) continue;
-          const pane = line.slice(8, line.indexOf(" ", 8));
-          for (const listener of watcher.listeners.get(pane) ?? []) listener();
+        let data = chunk;
+        if (pending.length > 0) {
+          data = new Uint8Array(pending.length + chunk.length);
+          data.set(pending);
+          data.set(chunk, pending.length);
         }
+        let from = 0;
+        for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, from)) {
+          handleLine(watcher, data.subarray(from, end));
+          from = end + 1;
+        }
+        pending = data.slice(from);
       }
     } catch {
-      // The watcher went away; waits fall back to their timer.
+      // The watcher went away; waits fall back to their timer, runs to the screen.
     }
+    watcher.alive = false;
+    clearTimeout(watcher.idle);
+    for (const wake of watcher.awaited.values()) wake();
     if (watchers.get(key) === watcher) watchers.delete(key);
   })();
   return watcher;
+}
+
+/** Resolves once the watcher answers a command: from then on it reports every byte. */
+async function ready(watcher: Watcher): Promise<boolean> {
+  const nonce = `tmux_mcp_ready_${crypto.randomUUID().replaceAll("-", "")}`;
+  const answered = new Promise<void>((resolve) => watcher.awaited.set(nonce, resolve));
+  const signal = AbortSignal.timeout(READY_MS);
+  const timedOut = new Promise<void>((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+  try {
+    await watcher.writer.write(encoder.encode(`display-message -p ${nonce}\n`));
+    await Promise.race([answered, timedOut]);
+  } catch {
+    return false;
+  } finally {
+    watcher.awaited.delete(nonce);
+  }
+  return watcher.alive && !signal.aborted;
+}
+
+async function stop(watcher: Watcher): Promise<void> {
+  clearTimeout(watcher.idle);
+  if (watchers.get(watcher.key) === watcher) watchers.delete(watcher.key);
+  await watcher.writer.close().catch(() => {});
+  try {
+    watcher.child.kill("SIGTERM");
+  } catch {
+    // Already gone.
+  }
+  await watcher.child.status;
+}
+
+function join(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+  listener: OutputListener,
+): { watcher: Watcher; leave: () => void } | null {
+  const key = `${socket.socketName ?? ""}\x00${target.sessionId}`;
+  let watcher = watchers.get(key);
+  if (!watcher || !watcher.alive) {
+    const started = start(socket, target.sessionId, key);
+    if (started === null) return null;
+    watcher = started;
+    watchers.set(key, watcher);
+  }
+  const own = watcher;
+  clearTimeout(own.idle);
+  own.users++;
+  const set = own.listeners.get(target.paneId) ?? new Set();
+  set.add(listener);
+  own.listeners.set(target.paneId, set);
+  let left = false;
+  const leave = () => {
+    if (left) return;
+    left = true;
+    set.delete(listener);
+    if (--own.users > 0) return;
+    own.idle = setTimeout(() => stop(own), LINGER_MS);
+  };
+  return { watcher: own, leave };
 }
 
 /**
@@ -68,29 +209,44 @@ export function watchOutput(
   socket: TmuxSocket,
   target: { sessionId: string; paneId: string },
   onOutput: () => void,
-): () => Promise<void> {
-  const key = `${socket.socketName ?? ""}\x00${target.sessionId}`;
-  let watcher = watchers.get(key);
-  if (!watcher) {
-    const started = start(socket, target.sessionId, key);
-    if (started === null) return () => Promise.resolve();
-    watcher = started;
-    watchers.set(key, watcher);
+): () => void {
+  return join(socket, target, () => onOutput())?.leave ?? (() => {});
+}
+
+/** A subscription to one pane's output bytes. */
+export interface OutputTap {
+  /** False once the watcher went away: bytes may have been missed since. */
+  readonly alive: boolean;
+  /** Ends the subscription. */
+  close(): void;
+}
+
+/**
+ * Subscribes to a pane's output bytes and resolves once every byte the pane writes from now on
+ * will be delivered; null when no watcher could be had (the caller reads the screen instead).
+ */
+export async function tapOutput(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+  onBytes: OutputListener,
+): Promise<OutputTap | null> {
+  const joined = join(socket, target, onBytes);
+  if (joined === null) return null;
+  const { watcher, leave } = joined;
+  watcher.ready ??= ready(watcher);
+  if (!await watcher.ready) {
+    leave();
+    return null;
   }
-  const own = watcher;
-  own.users++;
-  const set = own.listeners.get(target.paneId) ?? new Set();
-  set.add(onOutput);
-  own.listeners.set(target.paneId, set);
-  return async () => {
-    set.delete(onOutput);
-    if (--own.users > 0) return;
-    if (watchers.get(key) === own) watchers.delete(key);
-    try {
-      own.child.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await own.child.status;
+  return {
+    get alive(): boolean {
+      return watcher.alive;
+    },
+    close: leave,
   };
+}
+
+/** Closes every watcher (at shutdown). */
+export async function closeWatchers(): Promise<void> {
+  await Promise.all([...watchers.values()].map(stop));
 }

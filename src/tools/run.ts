@@ -60,6 +60,10 @@ const output = {
   anchor_lost: z.boolean().describe(
     "the pane was respawned or its history cleared: output may be incomplete",
   ),
+  alternate_screen: z.boolean().describe(
+    "the command used the alternate screen (a full-screen program): what it drew there is " +
+      "not in output",
+  ),
 };
 
 const TEXT_TAIL_LINES = 20;

@@ -24,9 +24,12 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
     stderr: "null",
   }).output();
   for (const line of decoder.decode(ps.stdout).split("\n")) {
-    // The command channel (a no-output control client) is meant to stay; anything else,
-    // an output watcher included, is left over once calls are done.
-    if (/\btmux\b/.test(line) && !/ -C attach-session -f no-output,ignore-size /.test(line)) {
+    // The command channel (a no-output control client) is meant to stay, and so is an output
+    // watcher (a read-only one) for a moment after its last use; anything else is left over.
+    if (
+      /\btmux\b/.test(line) &&
+      !/ -C attach-session -f (no-output,ignore-size|ignore-size,read-only) /.test(line)
+    ) {
       found.push(`child process ${line.trim()}`);
     }
   }

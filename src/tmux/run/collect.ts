@@ -130,6 +130,7 @@ export function shapeOutput(
   | "output_truncated_bytes"
   | "lines_missed"
   | "anchor_lost"
+  | "alternate_screen"
 > {
   const cut = truncateTail(collected.lines, maxLines);
   return {
@@ -139,5 +140,7 @@ export function shapeOutput(
     output_truncated_bytes: cut.droppedBytes,
     lines_missed: collected.linesMissed,
     anchor_lost: collected.anchorLost,
+    // The screen cannot tell: what a full-screen program drew is gone with its screen.
+    alternate_screen: false,
   };
 }

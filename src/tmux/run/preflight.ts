@@ -34,6 +34,7 @@ const STATE_FIELDS = [
   "cursor_x",
   "socket_path",
   "pane_path",
+  "session_id",
   RUNNING_OPTION,
 ] as const;
 

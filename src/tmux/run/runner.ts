@@ -26,12 +26,43 @@ import {
 import { addOrphan, lockKey, rememberEnd, type Runner, sweepOrphans } from "./state.ts";
 import { type Anchor, currentPosition, type RunRequest, type RunResult } from "./types.ts";
 import { readTrailer, waitFor } from "./wait.ts";
+import { RunStream } from "./stream.ts";
+import { tapOutput } from "../watch.ts";
 
 /** Why a line that was typed did not start within the timeout. */
 const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
   "is probably waiting at a continuation prompt (an unclosed quote or bracket) or was read as " +
   "input by a program; it may still run if that input is completed, so look at the pane " +
   "(capture_pane) before retrying";
+
+/** Lines a run's output keeps at most when read from the stream; earlier ones are counted. */
+const STREAM_MAX_LINES = 1_000_000;
+
+/** How long the stream may lag behind tmux's parsing of the end marker. */
+const STREAM_END_MS = 2000;
+
+/** A run's output as the stream gave it, in the result's wire names. */
+function streamOutput(stream: RunStream): Pick<
+  RunResult,
+  | "output"
+  | "output_truncated"
+  | "output_truncated_lines"
+  | "output_truncated_bytes"
+  | "lines_missed"
+  | "anchor_lost"
+  | "alternate_screen"
+> {
+  const reduced = stream.lines();
+  return {
+    output: reduced.lines,
+    output_truncated: reduced.droppedLines > 0,
+    output_truncated_lines: reduced.droppedLines,
+    output_truncated_bytes: reduced.droppedBytes,
+    lines_missed: false,
+    anchor_lost: false,
+    alternate_screen: reduced.alternateScreen,
+  };
+}
 
 /** C-u: line editors' unix-line-discard, and the terminal's kill character. */
 const KILL_LINE = "\x15";
@@ -69,6 +100,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     output_truncated_bytes: 0,
     lines_missed: false,
     anchor_lost: false,
+    alternate_screen: false,
   };
   const key = lockKey(socket, paneId);
   const release = await acquire(runner.locks, key, {
@@ -138,100 +170,125 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       suppressHistory: request.suppressHistory,
       inline,
     });
-    // Where progress reports start reading: before the line is typed.
-    const progressCursor = request.onProgress
-      ? (await captureSince(socket, paneId, null)).cursor
-      : null;
-    // One paste, into this pane alone (keys sent with send-keys would reach every pane of a
-    // synchronized window): C-u first, as text someone left unsent at the prompt would otherwise
-    // prefix our line (line editors keep it in their kill ring; without one, the terminal's kill
-    // character drops it), then the line and its Enter.
-    const paste = [
-      ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
-      ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
-      ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
-    ];
+    // The output is read from the pane's byte stream when a watcher can be had (the screen is
+    // the fallback): subscribed before the line is typed, so no byte is missed.
+    const stream = socket.control === false
+      ? null
+      : new RunStream(names, request.maxLines ?? STREAM_MAX_LINES);
+    const tap = stream === null
+      ? null
+      : await tapOutput(socket, { sessionId: state.session_id, paneId }, (bytes) =>
+        stream.push(bytes));
     try {
-      await runTmux(
-        socket,
-        inline ? paste : ["load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste],
-        inline ? {} : { stdin: request.command },
-      );
-    } catch (error) {
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
-      await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
-        .catch(() => {});
-      throw error;
-    }
-    // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
-    // the waiter arrives is kept by tmux until it does.
-    let waiter: TmuxChild;
-    try {
-      waiter = spawnTmux(socket, ["wait-for", names.channel]);
-    } catch (error) {
-      addOrphan(runner, socket, paneId, names);
-      throw error;
-    }
-    /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
-    const abandon = async (): Promise<void> => {
-      await waiter.kill();
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
-    };
-    const progress = progressCursor === null
-      ? undefined
-      : progressReporter(request, { cursor: progressCursor, typed, names, started });
-    const outcome = await waitFor(waiter, request, started, progress);
-    const collect = { socket, paneId, anchor, typed, names };
-    if (outcome === "pane_gone") {
-      await abandon();
-      throw new TmuxError("not_found", `pane ${paneId} was closed while the command ran`);
-    }
-    if (outcome !== "signalled") {
-      await abandon();
-      addOrphan(runner, socket, paneId, names);
-      // Released ahead, so the trailer will not hold when the command ends later.
-      if (outcome === "aborted") {
-        await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});
-        throw new TmuxError("cancelled", "run_command was cancelled");
+      // Where progress reports start reading: before the line is typed.
+      const progressCursor = request.onProgress
+        ? (await captureSince(socket, paneId, null)).cursor
+        : null;
+      // One paste, into this pane alone (keys sent with send-keys would reach every pane of a
+      // synchronized window): C-u first, as text someone left unsent at the prompt would otherwise
+      // prefix our line (line editors keep it in their kill ring; without one, the terminal's kill
+      // character drops it), then the line and its Enter.
+      const paste = [
+        ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
+        ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
+        ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+      ];
+      try {
+        await runTmux(
+          socket,
+          inline ? paste : ["load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste],
+          inline ? {} : { stdin: request.command },
+        );
+      } catch (error) {
+        if (!inline) await deleteBuffer(socket, names.commandBuffer);
+        await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
+          .catch(() => {});
+        throw error;
       }
-      // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
-      // status for it. Set before the capture below releases the trailer.
-      const record = { anchor, typed, created: Date.now() };
-      await runTmux(socket, ["set-option", "-p", "-t", paneId, names.record, encodeRecord(record)]);
-      const now = await currentPosition(socket, paneId);
-      const cut = await collectOutput({ ...collect, end: now, now });
-      // The shell never started the line (its start marker never showed): a continuation
-      // prompt or a program reading input took it. No mark of ours stays behind (the trailer,
-      // should the line run later, was released above with the capture).
-      const started = now.path === names.startMarker || now.path === names.channel;
-      if (!started) {
-        await runTmux(socket, [
-          ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
-          ...["set-option", "-p", "-u", "-t", paneId, names.record],
-        ]).catch(() => {});
+      // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
+      // the waiter arrives is kept by tmux until it does.
+      let waiter: TmuxChild;
+      try {
+        waiter = spawnTmux(socket, ["wait-for", names.channel]);
+      } catch (error) {
+        addOrphan(runner, socket, paneId, names);
+        throw error;
       }
-      return {
-        ...base,
-        ...shapeOutput(cut, request.maxLines),
-        exit_status: null,
-        timed_out: true,
-        started,
-        not_started_reason: started ? null : NEVER_STARTED,
-        elapsed_seconds: elapsed(),
+      /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
+      const abandon = async (): Promise<void> => {
+        await waiter.kill();
+        if (!inline) await deleteBuffer(socket, names.commandBuffer);
       };
+      const progress = progressCursor === null
+        ? undefined
+        : progressReporter(request, { cursor: progressCursor, typed, names, started });
+      const outcome = await waitFor(waiter, request, started, progress);
+      const collect = { socket, paneId, anchor, typed, names };
+      if (outcome === "pane_gone") {
+        await abandon();
+        throw new TmuxError("not_found", `pane ${paneId} was closed while the command ran`);
+      }
+      if (outcome !== "signalled") {
+        await abandon();
+        addOrphan(runner, socket, paneId, names);
+        // Released ahead, so the trailer will not hold when the command ends later.
+        if (outcome === "aborted") {
+          await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});
+          throw new TmuxError("cancelled", "run_command was cancelled");
+        }
+        // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
+        // status for it. Set before the capture below releases the trailer.
+        const record = { anchor, typed, created: Date.now() };
+        await runTmux(socket, [
+          "set-option",
+          "-p",
+          "-t",
+          paneId,
+          names.record,
+          encodeRecord(record),
+        ]);
+        const now = await currentPosition(socket, paneId);
+        const cut = await collectOutput({ ...collect, end: now, now });
+        // The shell never started the line (its start marker never showed): a continuation
+        // prompt or a program reading input took it. No mark of ours stays behind (the trailer,
+        // should the line run later, was released above with the capture).
+        const started = stream?.started || now.path === names.startMarker ||
+          now.path === names.channel;
+        if (!started) {
+          await runTmux(socket, [
+            ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+            ...["set-option", "-p", "-u", "-t", paneId, names.record],
+          ]).catch(() => {});
+        }
+        return {
+          ...base,
+          ...shapeOutput(cut, request.maxLines),
+          exit_status: null,
+          timed_out: true,
+          started,
+          not_started_reason: started ? null : NEVER_STARTED,
+          elapsed_seconds: elapsed(),
+        };
+      }
+      const { status, end, now } = await readTrailer(socket, paneId, names);
+      rememberEnd(runner, key, now);
+      const done = {
+        ...base,
+        exit_status: status,
+        timed_out: false,
+        started: true,
+        not_started_reason: null,
+      };
+      // tmux has parsed the end marker (readTrailer saw it), so the watcher has it on its way.
+      if (tap?.alive && stream !== null && await stream.ended(STREAM_END_MS) && tap.alive) {
+        await runTmux(socket, ["wait-for", "-S", names.release]);
+        return { ...done, ...streamOutput(stream), elapsed_seconds: elapsed() };
+      }
+      const cut = await collectOutput({ ...collect, end, now });
+      return { ...done, ...shapeOutput(cut, request.maxLines), elapsed_seconds: elapsed() };
+    } finally {
+      tap?.close();
     }
-    const { status, end, now } = await readTrailer(socket, paneId, names);
-    const cut = await collectOutput({ ...collect, end, now });
-    rememberEnd(runner, key, now);
-    return {
-      ...base,
-      ...shapeOutput(cut, request.maxLines),
-      exit_status: status,
-      timed_out: false,
-      started: true,
-      not_started_reason: null,
-      elapsed_seconds: elapsed(),
-    };
   } finally {
     release();
   }

@@ -40,6 +40,9 @@ export interface RunResult {
   output_truncated_bytes: number;
   lines_missed: boolean;
   anchor_lost: boolean;
+  /** The command switched to the alternate screen (a full-screen program); what it drew there
+   * is not in output. */
+  alternate_screen: boolean;
 }
 
 /** The position and `#{pane_path}`, which shows the trailer's end marker once tmux parsed it. */
