@@ -9,7 +9,13 @@ import { THEN, type TmuxSocket } from "../exec.ts";
 import { cellsOf, cutAtCursor, outputAfter, splitCapture, truncateTail } from "../output.ts";
 import { historyTrim } from "../position.ts";
 import type { CallNames } from "./shell.ts";
-import type { Anchor, Current, Position, RunResult } from "./types.ts";
+import {
+  type Anchor,
+  type Current,
+  type OutputFields,
+  outputFields,
+  type Position,
+} from "./types.ts";
 
 interface CollectOptions {
   socket: TmuxSocket;
@@ -119,28 +125,11 @@ export async function collectOutput(options: CollectOptions): Promise<Collected>
   }
 }
 
-export function shapeOutput(
-  collected: Collected,
-  maxLines: number | null,
-): Pick<
-  RunResult,
-  | "output"
-  | "output_truncated"
-  | "output_truncated_lines"
-  | "output_truncated_bytes"
-  | "lines_missed"
-  | "anchor_lost"
-  | "alternate_screen"
-> {
-  const cut = truncateTail(collected.lines, maxLines);
-  return {
-    output: cut.lines,
-    output_truncated: cut.droppedLines > 0,
-    output_truncated_lines: cut.droppedLines,
-    output_truncated_bytes: cut.droppedBytes,
-    lines_missed: collected.linesMissed,
-    anchor_lost: collected.anchorLost,
-    // The screen cannot tell: what a full-screen program drew is gone with its screen.
-    alternate_screen: false,
-  };
+/** Output fields from a screen capture, `maxLines` applied. */
+export function shapeOutput(collected: Collected, maxLines: number | null): OutputFields {
+  // The screen cannot tell the alternate screen was used: what was drawn there is gone with it.
+  return outputFields(truncateTail(collected.lines, maxLines), {
+    ...collected,
+    alternateScreen: false,
+  });
 }

@@ -40,6 +40,7 @@ const STATE_FIELDS = [
 
 type PaneState = Record<(typeof STATE_FIELDS)[number], string>;
 
+/** What runs in the foreground: a mark of ours means our own subshell, whatever its name. */
 export function foreground(state: PaneState): ReturnType<typeof classifyProcess> {
   // While our wrapper runs, the foreground process is a subshell named like the shell itself.
   return state[RUNNING_OPTION] === "" ? classifyProcess(state.pane_current_command) : "other";
@@ -139,6 +140,7 @@ export async function idleState(
   return state;
 }
 
+/** Whether a pane is at an idle shell, its prompt drawn since `lastEnd` (our last output). */
 export function ready(state: PaneState, lastEnd: Position | undefined): boolean {
   if (foreground(state) === "other" || isMarker(state.pane_path)) return false;
   return lastEnd === undefined || String(lastEnd.history) !== state.history_size ||

@@ -44,7 +44,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     ? AbortSignal.any([request.signal, runner.stop.signal])
     : runner.stop.signal;
   // This call drains the run's done signal now, not a later sweep.
-  forgetOrphan(runner, socket, paneId, names);
+  forgetOrphan(runner, { socket, paneId, names });
   const fields = [names.record, names.option] as const;
   let state = await queryPane(socket, paneId, fields);
   const record = parseRecord(state[names.record]);

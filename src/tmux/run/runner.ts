@@ -24,7 +24,14 @@ import {
   runningMark,
 } from "./shell.ts";
 import { addOrphan, lockKey, rememberEnd, type Runner, sweepOrphans } from "./state.ts";
-import { type Anchor, currentPosition, type RunRequest, type RunResult } from "./types.ts";
+import {
+  type Anchor,
+  currentPosition,
+  type OutputFields,
+  outputFields,
+  type RunRequest,
+  type RunResult,
+} from "./types.ts";
 import { readTrailer, waitFor } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { tapOutput } from "../watch.ts";
@@ -41,27 +48,14 @@ const STREAM_MAX_LINES = 1_000_000;
 /** How long the stream may lag behind tmux's parsing of the end marker. */
 const STREAM_END_MS = 2000;
 
-/** A run's output as the stream gave it, in the result's wire names. */
-function streamOutput(stream: RunStream): Pick<
-  RunResult,
-  | "output"
-  | "output_truncated"
-  | "output_truncated_lines"
-  | "output_truncated_bytes"
-  | "lines_missed"
-  | "anchor_lost"
-  | "alternate_screen"
-> {
+/** Output fields from the byte stream (its reducer already kept at most maxLines). */
+function streamOutput(stream: RunStream): OutputFields {
   const reduced = stream.lines();
-  return {
-    output: reduced.lines,
-    output_truncated: reduced.droppedLines > 0,
-    output_truncated_lines: reduced.droppedLines,
-    output_truncated_bytes: reduced.droppedBytes,
-    lines_missed: false,
-    anchor_lost: false,
-    alternate_screen: reduced.alternateScreen,
-  };
+  return outputFields(reduced, {
+    linesMissed: false,
+    anchorLost: false,
+    alternateScreen: reduced.alternateScreen,
+  });
 }
 
 /** C-u: line editors' unix-line-discard, and the terminal's kill character. */
@@ -211,7 +205,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       try {
         waiter = spawnTmux(socket, ["wait-for", names.channel]);
       } catch (error) {
-        addOrphan(runner, socket, paneId, names);
+        addOrphan(runner, { socket, paneId, names });
         throw error;
       }
       /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
@@ -230,7 +224,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       }
       if (outcome !== "signalled") {
         await abandon();
-        addOrphan(runner, socket, paneId, names);
+        addOrphan(runner, { socket, paneId, names });
         // Released ahead, so the trailer will not hold when the command ends later.
         if (outcome === "aborted") {
           await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});

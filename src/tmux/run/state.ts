@@ -48,6 +48,7 @@ export async function stopRunner(runner: Runner): Promise<void> {
   await Promise.allSettled([...runner.inFlight]);
 }
 
+/** The key of a pane in a runner's maps: its socket and id. */
 export function lockKey(socket: TmuxSocket, paneId: string): string {
   return `${socket.socketName ?? ""}\x00${paneId}`;
 }
@@ -68,6 +69,7 @@ export async function drain(socket: TmuxSocket, channel: string): Promise<void> 
 /** Panes remembered by {@linkcode rememberEnd} at most; the oldest is forgotten first. */
 const LAST_ENDS_MAX = 1024;
 
+/** Remembers where a pane's last output ended, for the next call's wait for the prompt. */
 export function rememberEnd(runner: Runner, key: string, end: Position): void {
   runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
   if (runner.lastEnds.size > LAST_ENDS_MAX) {
@@ -75,16 +77,29 @@ export function rememberEnd(runner: Runner, key: string, end: Position): void {
   }
 }
 
-export function addOrphan(
-  runner: Runner,
-  socket: TmuxSocket,
-  paneId: string,
-  names: CallNames,
-): void {
-  const key = lockKey(socket, paneId);
+/** A call in a pane, named by its nonce. */
+export interface PaneCall {
+  socket: TmuxSocket;
+  paneId: string;
+  names: CallNames;
+}
+
+function storeOrphans(runner: Runner, key: string, list: Orphan[]): void {
+  if (list.length > 0) runner.orphans.set(key, list);
+  else runner.orphans.delete(key);
+}
+
+/** Remembers a call given up on, whose trailer may still run and signal its channel. */
+export function addOrphan(runner: Runner, call: PaneCall): void {
+  const key = lockKey(call.socket, call.paneId);
+  storeOrphans(runner, key, [...(runner.orphans.get(key) ?? []), { names: call.names }]);
+}
+
+/** Forgets a call given up on (its signal is drained by whoever collects it). */
+export function forgetOrphan(runner: Runner, call: PaneCall): void {
+  const key = lockKey(call.socket, call.paneId);
   const list = runner.orphans.get(key) ?? [];
-  list.push({ names });
-  runner.orphans.set(key, list);
+  storeOrphans(runner, key, list.filter((o) => o.names.channel !== call.names.channel));
 }
 
 /**
@@ -116,18 +131,5 @@ export async function sweepOrphans(
       keep.push(orphan);
     }
   }
-  if (keep.length > 0) runner.orphans.set(key, keep);
-  else runner.orphans.delete(key);
-}
-
-export function forgetOrphan(
-  runner: Runner,
-  socket: TmuxSocket,
-  paneId: string,
-  names: CallNames,
-): void {
-  const key = lockKey(socket, paneId);
-  const list = runner.orphans.get(key)?.filter((o) => o.names.channel !== names.channel) ?? [];
-  if (list.length > 0) runner.orphans.set(key, list);
-  else runner.orphans.delete(key);
+  storeOrphans(runner, key, keep);
 }

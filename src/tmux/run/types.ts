@@ -48,6 +48,34 @@ export interface RunResult {
 /** The position and `#{pane_path}`, which shows the trailer's end marker once tmux parsed it. */
 export const CURRENT_FIELDS = [...POSITION_FIELDS, "pane_path"] as const;
 
+/** The output fields of a {@linkcode RunResult}. */
+export type OutputFields = Pick<
+  RunResult,
+  | "output"
+  | "output_truncated"
+  | "output_truncated_lines"
+  | "output_truncated_bytes"
+  | "lines_missed"
+  | "anchor_lost"
+  | "alternate_screen"
+>;
+
+/** Shapes kept lines, what was dropped to keep them, and how they were read into output fields. */
+export function outputFields(
+  kept: { lines: string[]; droppedLines: number; droppedBytes: number },
+  flags: { linesMissed: boolean; anchorLost: boolean; alternateScreen: boolean },
+): OutputFields {
+  return {
+    output: kept.lines,
+    output_truncated: kept.droppedLines > 0,
+    output_truncated_lines: kept.droppedLines,
+    output_truncated_bytes: kept.droppedBytes,
+    lines_missed: flags.linesMissed,
+    anchor_lost: flags.anchorLost,
+    alternate_screen: flags.alternateScreen,
+  };
+}
+
 /** A cursor position: rows of history above the screen plus the cursor on it. */
 export interface Position {
   history: number;
@@ -55,18 +83,22 @@ export interface Position {
   x: number;
 }
 
+/** Where a line was typed, and the pane process it was typed into. */
 export interface Anchor extends Position {
   pid: number;
 }
 
+/** A pane's position now, and its `#{pane_path}` (our OSC 7 markers show there). */
 export interface Current extends PanePosition {
   path: string;
 }
 
+/** A {@linkcode Current} from a record of {@linkcode CURRENT_FIELDS}. */
 export function parseCurrent(record: Record<(typeof CURRENT_FIELDS)[number], string>): Current {
   return { ...parsePosition(record), path: record.pane_path };
 }
 
+/** Reads a pane's {@linkcode Current} position. */
 export async function currentPosition(socket: TmuxSocket, paneId: string): Promise<Current> {
   return parseCurrent(await queryPane(socket, paneId, CURRENT_FIELDS));
 }

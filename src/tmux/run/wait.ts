@@ -69,6 +69,10 @@ type WaitOutcome = "signalled" | "timeout" | "aborted" | "pane_gone";
 /** How often a waiting call checks that its pane still exists (a closed pane never signals). */
 const PANE_CHECK_MS = 1000;
 
+/**
+ * Waits for a waiter child (`wait-for` on the call's channel) until it returns, the timeout
+ * passes, the call is cancelled, or the pane goes away (checked every {@linkcode PANE_CHECK_MS}).
+ */
 export async function waitFor(
   waiter: TmuxChild,
   request: Pick<RunRequest, "socket" | "paneId" | "timeout" | "signal">,
