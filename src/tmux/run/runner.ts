@@ -264,7 +264,12 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           elapsed_seconds: elapsed(),
         };
       }
-      const { status, end, now } = await readTrailer(socket, paneId, names);
+      // With the stream, nothing is captured while the trailer holds: it is released at once.
+      const streaming = tap?.alive === true;
+      const { status, end, now } = await readTrailer(
+        { socket, paneId, names },
+        { release: streaming },
+      );
       rememberEnd(runner, key, now);
       const done = {
         ...base,
@@ -274,11 +279,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         not_started_reason: null,
       };
       // tmux has parsed the end marker (readTrailer saw it), so the watcher has it on its way.
-      if (tap?.alive && stream !== null && await stream.ended(STREAM_END_MS) && tap.alive) {
-        await runTmux(socket, ["wait-for", "-S", names.release]);
+      if (streaming && stream !== null && await stream.ended(STREAM_END_MS) && tap?.alive) {
         return { ...done, ...streamOutput(stream), elapsed_seconds: elapsed() };
       }
-      const cut = await collectOutput({ ...collect, end, now });
+      const cut = await collectOutput({ ...collect, end, now, release: !streaming });
       return { ...done, ...shapeOutput(cut, request.maxLines), elapsed_seconds: elapsed() };
     } finally {
       tap?.close();

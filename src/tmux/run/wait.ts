@@ -6,11 +6,11 @@
 
 import { runTmux } from "../command.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN, type TmuxChild, type TmuxSocket } from "../exec.ts";
+import { THEN, type TmuxChild } from "../exec.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { splitCapture } from "../output.ts";
 import { queryPane } from "../target.ts";
-import type { CallNames } from "./shell.ts";
+import type { PaneCall } from "./state.ts";
 import {
   type Current,
   CURRENT_FIELDS,
@@ -23,6 +23,12 @@ import {
 const SETTLE_TRIES = 400;
 const SETTLE_STEP_MS = 5;
 
+/** Options for {@linkcode readTrailer}. */
+export interface ReadTrailerOptions {
+  /** Release the trailer in the same round trip (when the output needs no capture while it holds). */
+  release?: boolean;
+}
+
 /**
  * Reads and removes the trailer's option: exit status and end position. The position is exact
  * when tmux had already parsed the OSC 7 end marker then; otherwise tmux is still behind on the
@@ -30,13 +36,15 @@ const SETTLE_STEP_MS = 5;
  * `#{pane_path}` gives the exact end.
  */
 export async function readTrailer(
-  socket: TmuxSocket,
-  paneId: string,
-  names: CallNames,
+  call: PaneCall,
+  options: ReadTrailerOptions = {},
 ): Promise<{ status: number; end: Position; now: Current }> {
+  const { socket, paneId, names } = call;
+  const release = options.release ? ["wait-for", "-S", names.release, THEN] : [];
   const output = await runTmux(socket, [
     ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
+    ...release,
     ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
   ]);
   const [value = "", ...rest] = splitCapture(output);
