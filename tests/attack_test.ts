@@ -3,22 +3,19 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, serverCommand, textOf, withServer } from "./helpers/mcp.ts";
+import {
+  type Connection,
+  INITIALIZE_REQUEST,
+  serverCommand,
+  textOf,
+  withServer,
+} from "./helpers/mcp.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
 async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
   return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("readonly: no format a caller writes can run a shell job, whatever the pane stored", async () => {
@@ -60,7 +57,7 @@ Deno.test("readonly: no format a caller writes can run a shell job, whatever the
       }
       // Give a job that did start time to run, then look.
       await new Promise((r) => setTimeout(r, 300));
-      assertEquals(await exists(marker), false, "a shell job ran");
+      assertEquals(await Deno.stat(marker).then(() => true, () => false), false, "a shell job ran");
       const plain = await call(conn, "display_message", {
         pane_id: tmux.paneId,
         format: "#{pane_title} ## #S #{session_name}:#{@unset_option} #{pane_id}",
@@ -153,18 +150,7 @@ Deno.test("stdio: a line over the size limit, or not JSON-RPC, is answered with 
   })();
   const send = (text: string) => writer.write(encoder.encode(text));
   try {
-    await send(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "t", version: "0" },
-        },
-      }) + "\n",
-    );
+    await send(INITIALIZE_REQUEST + "\n");
     await until("initialized", () => Promise.resolve(replies.some((r) => r.id === 1)));
     await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
     // 11 MiB in one line, in pieces, as a client would write it.

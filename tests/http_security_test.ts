@@ -2,23 +2,21 @@
 // refusal to listen beyond loopback without a token. Everything binds 127.0.0.1.
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
-import { type Connection, runServerToExit, startServer } from "./helpers/mcp.ts";
+import {
+  type Connection,
+  INITIALIZE_REQUEST,
+  runServerToExit,
+  startServer,
+} from "./helpers/mcp.ts";
 import { startTmux, type TestTmux } from "./helpers/tmux.ts";
 
 const TOKEN = "t0ken-for-tests-0123456789abcdef";
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "0" },
-  },
-});
-
-function post(url: string, headers: Record<string, string>, body = INITIALIZE): Promise<Response> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body = INITIALIZE_REQUEST,
+): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: {
@@ -38,12 +36,12 @@ async function statusWithHost(url: string, host: string): Promise<number> {
     `Host: ${host}`,
     "Content-Type: application/json",
     "Accept: application/json, text/event-stream",
-    `Content-Length: ${new TextEncoder().encode(INITIALIZE).length}`,
+    `Content-Length: ${new TextEncoder().encode(INITIALIZE_REQUEST).length}`,
     "Connection: close",
     "",
     "",
   ].join("\r\n");
-  await conn.write(new TextEncoder().encode(head + INITIALIZE));
+  await conn.write(new TextEncoder().encode(head + INITIALIZE_REQUEST));
   const buffer = new Uint8Array(256);
   const n = await conn.read(buffer);
   conn.close();

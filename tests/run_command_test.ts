@@ -3,6 +3,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
+import type { RunResult } from "../src/tmux/mod.ts";
 import {
   type Connection,
   startServer,
@@ -12,21 +13,7 @@ import {
 } from "./helpers/mcp.ts";
 import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
 
-interface RunOutput {
-  pane_id: string;
-  exit_status: number | null;
-  timed_out: boolean;
-  started: boolean;
-  not_started_reason: string | null;
-  effective_timeout: number;
-  output: string[];
-  output_truncated: boolean;
-  output_truncated_lines: number;
-  output_truncated_bytes: number;
-  lines_missed: boolean;
-  anchor_lost: boolean;
-  run_id: string;
-}
+type RunOutput = RunResult;
 
 async function call(conn: Connection, args: Record<string, unknown>): Promise<CallToolResult> {
   return await conn.client.callTool({ name: "run_command", arguments: args }) as CallToolResult;

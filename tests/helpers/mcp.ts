@@ -11,6 +11,18 @@ import { startTmux, type TestTmux } from "./tmux.ts";
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const encoder = new TextEncoder();
 
+/** A client's first message, as raw JSON-RPC, for tests that speak the wire themselves. */
+export const INITIALIZE_REQUEST = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "0" },
+  },
+});
+
 /** Which transport a suite drives. */
 export type TransportKind = "stdio" | "http";
 
