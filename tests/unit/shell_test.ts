@@ -1,9 +1,10 @@
-import { assert, assertEquals } from "../deps.ts";
+import { assert, assertEquals, assertMatch } from "../deps.ts";
 import {
   buildTypedLine,
   callNames,
   classifyProcess,
   isInlineSafe,
+  runFunction,
   shellQuote,
 } from "../../src/tmux/run/shell.ts";
 
@@ -29,32 +30,33 @@ Deno.test("only short printable ASCII is typed inline", () => {
   assert(!isInlineSafe("x".repeat(5000)));
 });
 
-Deno.test("the typed line is one line that carries the nonce everywhere it names", () => {
+Deno.test("the typed line calls the run function; its definition carries the socket path", async () => {
   const names = callNames("0123abcd");
+  const run = await runFunction("/tmp/tmux-0/it's");
+  assertMatch(run.name, /^__tmux_mcp_[0-9a-f]{8}$/);
+  assert(run.definition.startsWith(`${run.name}() (`));
+  assert(run.definition.includes(String.raw`-S '/tmp/tmux-0/it'\''s'`));
+  assertEquals((await runFunction("/tmp/other")).name === run.name, false);
   const line = buildTypedLine("echo 'hi'", {
     names,
     paneId: "%7",
-    socketPath: "/tmp/tmux-0/it's",
+    run,
+    define: false,
     panePath: "",
     suppressHistory: true,
     inline: true,
   });
-  assert(!line.includes("\n"));
-  assert(line.startsWith(" ("), "history suppression needs a leading space");
-  assert(line.includes(`eval 'echo '\\''hi'\\'''`));
-  assert(line.includes(`-S '/tmp/tmux-0/it'\\''s'`));
-  for (const name of [names.option, names.channel, names.release]) {
-    assert(line.includes(name), `missing ${name}`);
-  }
-  const fetched = buildTypedLine("echo é", {
+  assertEquals(line, ` ${run.name} ${names.channel} %7 '' ` + String.raw`'echo '\''hi'\'''`);
+  const first = buildTypedLine("echo é", {
     names,
     paneId: "%7",
-    socketPath: "/s",
-    panePath: "",
+    run,
+    define: true,
+    panePath: "/p",
     suppressHistory: false,
     inline: false,
   });
-  assert(fetched.startsWith("("));
-  assert(fetched.includes(`show-buffer -b ${names.commandBuffer}`));
-  assert(!fetched.includes("é"));
+  assert(!first.includes("\n") && !first.includes("é") && !first.includes("/tmp/tmux-0"));
+  assert(first.startsWith(`eval "$(tmux show-buffer -b ${names.functionBuffer} `));
+  assert(first.endsWith(`; ${run.name} ${names.channel} %7 '/p'`));
 });

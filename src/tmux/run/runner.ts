@@ -20,10 +20,19 @@ import {
   callNames,
   isInlineSafe,
   NONCE_BYTES,
+  type RunFunction,
+  runFunction,
   RUNNING_OPTION,
   runningMark,
 } from "./shell.ts";
-import { addOrphan, lockKey, rememberEnd, type Runner, sweepOrphans } from "./state.ts";
+import {
+  addOrphan,
+  lockKey,
+  rememberEnd,
+  rememberFunction,
+  type Runner,
+  sweepOrphans,
+} from "./state.ts";
 import {
   type Anchor,
   currentPosition,
@@ -56,6 +65,18 @@ function streamOutput(stream: RunStream): OutputFields {
     anchorLost: false,
     alternateScreen: reduced.alternateScreen,
   });
+}
+
+/** The run function for each socket path (its digest is computed once). */
+const functions = new Map<string, Promise<RunFunction>>();
+
+function functionFor(socketPath: string): Promise<RunFunction> {
+  let run = functions.get(socketPath);
+  if (run === undefined) {
+    run = runFunction(socketPath);
+    functions.set(socketPath, run);
+  }
+  return run;
 }
 
 /** C-u: line editors' unix-line-discard, and the terminal's kill character. */
@@ -155,15 +176,25 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       pid: intField(state.pane_pid, "pane_pid"),
     };
     const inline = isInlineSafe(request.command);
+    const run = await functionFor(state.socket_path);
+    // The shell is given the run function once (per shell process); later lines just call it.
+    const functionMark = `${run.name}:${state.pane_pid}`;
+    const define = runner.functions.get(key) !== functionMark;
     const typed = buildTypedLine(request.command, {
       names,
       paneId,
-      socketPath: state.socket_path,
+      run,
+      define,
       // A trailer that never got to put the path back (its shell was killed) left its marker.
       panePath: isMarker(state.pane_path) ? "" : state.pane_path,
       suppressHistory: request.suppressHistory,
       inline,
     });
+    /** Deletes the buffers a shell that never ran the line left unfetched. */
+    const deleteUnfetched = async (): Promise<void> => {
+      if (!inline) await deleteBuffer(socket, names.commandBuffer);
+      if (define) await deleteBuffer(socket, names.functionBuffer);
+    };
     // The output is read from the pane's byte stream when a watcher can be had (the screen is
     // the fallback): subscribed before the line is typed, so no byte is missed.
     const stream = socket.control === false
@@ -183,6 +214,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       // prefix our line (line editors keep it in their kill ring; without one, the terminal's kill
       // character drops it), then the line and its Enter.
       const paste = [
+        ...(define ? ["set-buffer", "-b", names.functionBuffer, "--", run.definition, THEN] : []),
         ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
         ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
         ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
@@ -194,7 +226,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           inline ? {} : { stdin: request.command },
         );
       } catch (error) {
-        if (!inline) await deleteBuffer(socket, names.commandBuffer);
+        await deleteUnfetched();
         await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
           .catch(() => {});
         throw error;
@@ -211,7 +243,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
       const abandon = async (): Promise<void> => {
         await waiter.kill();
-        if (!inline) await deleteBuffer(socket, names.commandBuffer);
+        await deleteUnfetched();
       };
       const progress = progressCursor === null
         ? undefined
@@ -248,7 +280,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         // should the line run later, was released above with the capture).
         const started = stream?.started || now.path === names.startMarker ||
           now.path === names.channel;
-        if (!started) {
+        if (started) {
+          rememberFunction(runner, key, functionMark);
+        } else {
+          // The shell may lack the function after all (it was re-executed, say): sent again.
+          runner.functions.delete(key);
           await runTmux(socket, [
             ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
             ...["set-option", "-p", "-u", "-t", paneId, names.record],
@@ -266,6 +302,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       }
       // With the stream, nothing is captured while the trailer holds: it is released at once.
       const streaming = tap?.alive === true;
+      rememberFunction(runner, key, functionMark);
       const { status, end, now } = await readTrailer(
         { socket, paneId, names },
         { release: streaming },

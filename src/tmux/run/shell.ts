@@ -5,6 +5,8 @@
  * @module
  */
 
+import { toHex } from "../../hex.ts";
+
 /** How a pane's foreground process can be driven. */
 export type ProcessKind = "posix_shell" | "unsupported_shell" | "other";
 
@@ -70,6 +72,8 @@ export interface CallNames {
   commandBuffer: string;
   /** Buffer holding the typed line while it is pasted. */
   pasteBuffer: string;
+  /** Buffer holding the run function's definition, for a shell that lacks it. */
+  functionBuffer: string;
 }
 
 /** What every name this server gives things in tmux starts with. */
@@ -89,6 +93,7 @@ export function callNames(nonce: string): CallNames {
     release: `${base}_r`,
     commandBuffer: `${base}_c`,
     pasteBuffer: `${base}_p`,
+    functionBuffer: `${base}_f`,
   };
 }
 
@@ -123,29 +128,22 @@ export function isInlineSafe(command: string): boolean {
   return command.length <= INLINE_MAX && /^[\x20-\x7e]*$/.test(command);
 }
 
-/** Options for {@linkcode buildTypedLine}. */
-export interface TypedLineOptions {
-  names: CallNames;
-  paneId: string;
-  /** The tmux server's socket path, so the trailer reaches it whatever the command does to `$TMUX`. */
-  socketPath: string;
-  /** The pane's `#{pane_path}` (OSC 7) before the call, put back by the trailer. */
-  panePath: string;
-  /** Prefix a space so shells with ignorespace keep the line out of history. */
-  suppressHistory: boolean;
-  /** False: the command waits in `names.commandBuffer` and the shell fetches it. */
-  inline: boolean;
-}
-
-function osc7(path: string): string {
-  return `printf '\\033]7;%s\\033\\\\' ${shellQuote(path)}`;
+/** The shell function every call runs through, and its definition. */
+export interface RunFunction {
+  /** `__tmux_mcp_` and a digest of the definition: a changed definition gets a new name. */
+  name: string;
+  /** POSIX shell text defining it. */
+  definition: string;
 }
 
 /**
- * The single line typed into the pane. The outer subshell first writes the start marker as an OSC
- * 7 path (so `#{pane_path}` tells a started command from a line the shell never ran) and turns
- * Ctrl-C into an exit status instead of aborting the trailer. The command runs in a subshell of
- * its own. The trailer then:
+ * The function that runs one call in a pane's shell, defined there once (fetched from a buffer)
+ * so the typed line stays short and shows neither the wrapper nor the socket path. Arguments:
+ * the call's channel, the pane id, the `#{pane_path}` to put back, and the command (when absent,
+ * it is fetched from the call's command buffer). Its body is a subshell that:
+ * - writes the start marker as an OSC 7 path (so `#{pane_path}`, and the output stream, tell a
+ *   started command from a line the shell never ran) and turns Ctrl-C into an exit status;
+ * - runs the command in a subshell of its own;
  * - writes the channel name as an OSC 7 path, behind all of the command's output, so a matching
  *   `#{pane_path}` proves tmux has parsed every byte before it;
  * - stores `$?`, the cursor position and `#{pane_path}` (expanded by tmux) in a pane option,
@@ -155,19 +153,57 @@ function osc7(path: string): string {
  *   a call given up on and not recorded for later never collects it);
  * - puts the pane path back and exits with the command's status.
  */
-export function buildTypedLine(command: string, options: TypedLineOptions): string {
-  const { names, paneId, socketPath } = options;
+export async function runFunction(socketPath: string): Promise<RunFunction> {
   const tmux = `tmux -u -S ${shellQuote(socketPath)}`;
-  const body = options.inline
-    ? `eval ${shellQuote(command)}`
-    : `eval "$(${tmux} show-buffer -b ${names.commandBuffer} \\; delete-buffer -b ${names.commandBuffer})"`;
-  const trailer = `${tmux} set-option -p -F -t ${paneId} ${names.option} ` +
-    `"$s:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; set-option -p -u -t ${paneId} ` +
-    `${RUNNING_OPTION} \\; wait-for -S ${names.channel} \\; wait-for ${names.release} \\; ` +
-    `if-shell -F -t ${paneId} '#{?${names.record},0,1}' ` +
-    `'set-option -p -u -t ${paneId} ${names.option}'`;
+  const osc7 = (word: string) => `printf '\\033]7;%s\\033\\\\' ${word}`;
+  const body = [
+    "trap : INT",
+    osc7('"$1_s"'),
+    `if [ "$#" -gt 3 ]; then (eval "$4"); else ` +
+    `(eval "$(${tmux} show-buffer -b "$1_c" \\; delete-buffer -b "$1_c")"); fi`,
+    "s=$?",
+    osc7('"$1"'),
+    `${tmux} set-option -p -F -t "$2" "@$1" ` +
+    `"$s:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
+    `set-option -p -u -t "$2" ${RUNNING_OPTION} \\; wait-for -S "$1" \\; wait-for "$1_r" \\; ` +
+    `if-shell -F -t "$2" "#{?@${NAME_PREFIX}run_\${1#${NAME_PREFIX}},0,1}" "set-option -p -u -t $2 @$1"`,
+    osc7('"$3"'),
+    "exit $s",
+  ];
+  const text = `(\n${body.map((line) => `  ${line}\n`).join("")})`;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
+  return { name, definition: `${name}() ${text}\n` };
+}
+
+/** Options for {@linkcode buildTypedLine}. */
+export interface TypedLineOptions {
+  names: CallNames;
+  paneId: string;
+  /** The function the line calls. */
+  run: RunFunction;
+  /** Fetch and define the function first (from `names.functionBuffer`): the shell lacks it. */
+  define: boolean;
+  /** The pane's `#{pane_path}` (OSC 7) before the call, put back when the command has ended. */
+  panePath: string;
+  /** Prefix a space so shells with ignorespace keep the line out of history. */
+  suppressHistory: boolean;
+  /** False: the command waits in `names.commandBuffer` and the shell fetches it. */
+  inline: boolean;
+}
+
+/**
+ * The single line typed into the pane: a call of the run function (see {@linkcode runFunction}),
+ * preceded, in a shell that lacks the function, by fetching its definition from a buffer.
+ */
+export function buildTypedLine(command: string, options: TypedLineOptions): string {
+  const { names } = options;
+  const define = options.define
+    ? `eval "$(tmux show-buffer -b ${names.functionBuffer} \\; ` +
+      `delete-buffer -b ${names.functionBuffer})"; `
+    : "";
+  const args = [names.channel, options.paneId, shellQuote(options.panePath)];
+  if (options.inline) args.push(shellQuote(command));
   const prefix = options.suppressHistory ? " " : "";
-  return `${prefix}(trap : INT; ${osc7(names.startMarker)}; (${body}); s=$?; ` +
-    `${osc7(names.channel)}; ${trailer}; ` +
-    `${osc7(options.panePath)}; exit $s)`;
+  return `${prefix}${define}${options.run.name} ${args.join(" ")}`;
 }

@@ -23,6 +23,8 @@ export interface Runner {
   /** Per pane, where the last finished call's output ended: until the cursor leaves that spot, the
    * shell has not drawn its prompt yet. */
   lastEnds: Map<string, Position>;
+  /** Per pane, the run function its shell was given (`name:pane_pid`), so it is sent once. */
+  functions: Map<string, string>;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
   stop: AbortController;
   inFlight: Set<Promise<unknown>>;
@@ -34,6 +36,7 @@ export function createRunner(): Runner {
     locks: createKeyedLock(),
     orphans: new Map(),
     lastEnds: new Map(),
+    functions: new Map(),
     stop: new AbortController(),
     inFlight: new Set(),
   };
@@ -66,13 +69,22 @@ export async function drain(socket: TmuxSocket, channel: string): Promise<void> 
   signal.removeEventListener("abort", giveUp);
 }
 
-/** Panes remembered by {@linkcode rememberEnd} at most; the oldest is forgotten first. */
-const LAST_ENDS_MAX = 1024;
+/** Panes remembered by each of {@linkcode rememberEnd} and {@linkcode rememberFunction}. */
+const PANES_REMEMBERED_MAX = 1024;
+
+/** Remembers that a pane's shell was given a run function (a bounded map, oldest out first). */
+export function rememberFunction(runner: Runner, key: string, value: string): void {
+  runner.functions.delete(key);
+  runner.functions.set(key, value);
+  if (runner.functions.size > PANES_REMEMBERED_MAX) {
+    runner.functions.delete(runner.functions.keys().next().value!);
+  }
+}
 
 /** Remembers where a pane's last output ended, for the next call's wait for the prompt. */
 export function rememberEnd(runner: Runner, key: string, end: Position): void {
   runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
-  if (runner.lastEnds.size > LAST_ENDS_MAX) {
+  if (runner.lastEnds.size > PANES_REMEMBERED_MAX) {
     runner.lastEnds.delete(runner.lastEnds.keys().next().value!);
   }
 }
