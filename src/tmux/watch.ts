@@ -1,9 +1,10 @@
 /**
  * Pane output as it happens: a read-only control client attached to a pane's session reports
  * `%output` for every pane there. Waits use it to look at a pane as soon as it writes, and
- * run_command to read a command's output from the byte stream itself. One watcher per socket and
- * session, shared; it stays a moment after its last user leaves, so back-to-back calls do not
- * start a new one each, and {@linkcode closeWatchers} ends them all.
+ * run_command to read a command's output from the byte stream itself, and to tell a shell reading
+ * a command line from a program that took the terminal. One watcher per socket and session,
+ * shared; it stays a minute after its last user leaves, so calls do not start a new one each and
+ * the panes are followed between them, and {@linkcode closeWatchers} ends them all.
  *
  * @module
  */
@@ -25,6 +26,12 @@ interface Watcher {
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
   idle: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Per pane, whether a line editor was reading a command line when its output was last seen
+   * (bracketed paste switched on, `ESC [ ? 2004 h`) or had handed the terminal on (`... l`).
+   * Known only for what this watcher saw since it attached.
+   */
+  lineEditor: Map<string, boolean>;
 }
 
 const watchers = new Map<string, Watcher>();
@@ -33,8 +40,23 @@ const NEWLINE = 0x0a;
 const BACKSLASH = 0x5c;
 const OUTPUT_PREFIX = encoder.encode("%output %");
 
-/** How long a watcher nobody uses stays attached. */
-const LINGER_MS = 2000;
+/**
+ * How long a watcher nobody uses stays attached: long enough to follow a pane between an agent's
+ * calls (see {@linkcode lineEditorState}).
+ */
+const LINGER_MS = 60_000;
+
+/** Bracketed paste switched on or off, as `%output` escapes it. */
+const BRACKET_ON = encoder.encode("\\033[?2004h");
+const BRACKET_OFF = encoder.encode("\\033[?2004l");
+
+function lastIndexOf(line: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = line.length - needle.length; i >= 0; i--) {
+    for (let j = 0; j < needle.length; j++) if (line[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
 
 /** How long a new watcher may take to answer its first command. */
 const READY_MS = 2000;
@@ -73,6 +95,9 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
     const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
     if (space < 0) return;
     const pane = new TextDecoder().decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
+    const on = lastIndexOf(line, BRACKET_ON);
+    const off = lastIndexOf(line, BRACKET_OFF);
+    if (on !== off) watcher.lineEditor.set(pane, on > off);
     const listeners = watcher.listeners.get(pane);
     if (!listeners || listeners.size === 0) return;
     const bytes = unescapeOutput(line.subarray(space + 1));
@@ -111,6 +136,7 @@ function start(socket: TmuxSocket, sessionId: string, key: string): Watcher | nu
     alive: true,
     ready: null,
     idle: undefined,
+    lineEditor: new Map(),
   };
   (async () => {
     let pending = new Uint8Array(0);
@@ -244,6 +270,21 @@ export async function tapOutput(
     },
     close: leave,
   };
+}
+
+/**
+ * Whether a line editor (bash's readline, zsh's zle: any that switches bracketed paste on while it
+ * reads) is reading a command line in the pane, as far as a watcher attached to its session has
+ * seen: "reading", "not_reading" (it accepted a line and a program has the terminal since), or
+ * "unknown" (no watcher has followed the pane, or its shell never switches bracketed paste).
+ */
+export function lineEditorState(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+): "reading" | "not_reading" | "unknown" {
+  const watcher = watchers.get(`${socket.socketName ?? ""}\x00${target.sessionId}`);
+  const reading = watcher?.alive ? watcher.lineEditor.get(target.paneId) : undefined;
+  return reading === undefined ? "unknown" : reading ? "reading" : "not_reading";
 }
 
 /** Closes every watcher (at shutdown). */

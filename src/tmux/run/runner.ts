@@ -43,7 +43,7 @@ import {
 } from "./types.ts";
 import { readTrailer, waitFor } from "./wait.ts";
 import { RunStream } from "./stream.ts";
-import { tapOutput } from "../watch.ts";
+import { lineEditorState, tapOutput } from "../watch.ts";
 
 /** Why a line that was typed did not start within the timeout. */
 const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
@@ -65,6 +65,28 @@ function streamOutput(stream: RunStream): OutputFields {
     anchorLost: false,
     alternateScreen: reduced.alternateScreen,
   });
+}
+
+/** How long a line editor's prompt may take to reach the watcher after tmux drew it. */
+const EDITOR_WAIT_MS = 150;
+const EDITOR_STEP_MS = 5;
+
+/**
+ * False when the pane's watcher saw its shell's line editor hand the terminal to a program (a
+ * script at a `read` prompt, say) and not take it back; true when it reads, or nobody knows (no
+ * watcher followed the pane, or the shell never switches bracketed paste). Right after a call the
+ * prompt may be drawn but not yet seen: it is waited for a moment.
+ */
+async function lineEditorReading(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+): Promise<boolean> {
+  const signal = AbortSignal.timeout(EDITOR_WAIT_MS);
+  while (lineEditorState(socket, target) === "not_reading") {
+    if (signal.aborted) return false;
+    await new Promise((resolve) => setTimeout(resolve, EDITOR_STEP_MS));
+  }
+  return true;
 }
 
 /** The run function for each socket path (its digest is computed once). */
@@ -166,6 +188,18 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
             JSON.stringify(state.pane_current_command)
           }, not an idle shell`
           : `pane ${paneId} is still running an earlier run_command (${RUNNING_OPTION} ${running})`,
+        elapsed_seconds: elapsed(),
+      };
+    }
+    if (!await lineEditorReading(socket, { sessionId: state.session_id, paneId })) {
+      return {
+        ...base,
+        exit_status: null,
+        timed_out: false,
+        started: false,
+        not_started_reason: `pane ${paneId}'s shell is not reading a command line: a program ` +
+          `it started (${JSON.stringify(state.pane_current_command)}: a script waiting for ` +
+          "input, say) has the terminal, and would take the line as its input",
         elapsed_seconds: elapsed(),
       };
     }
