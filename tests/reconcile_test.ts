@@ -198,3 +198,31 @@ Deno.test("wait_for_command collects a timed-out run after the server restarted"
     await tmux.close();
   }
 });
+
+Deno.test("an uncollected run's record expires: past its time, the next timeout in the pane clears it", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const old = await timedOut(conn, pane, "sleep 1");
+    const nonce = old.split(".")[1];
+    // Its record made two hours ago (the server keeps records for an hour).
+    const value = (await tmux.run("show-options", "-p", "-v", "-t", pane, `@tmux_mcp_run_${nonce}`))
+      .trim();
+    const record = JSON.parse(value);
+    record.created -= 2 * 60 * 60 * 1000;
+    await tmux.run(
+      "set-option",
+      "-p",
+      "-t",
+      pane,
+      `@tmux_mcp_run_${nonce}`,
+      JSON.stringify(record),
+    );
+    await until("the first command ended", async () => !(await commandRunning(tmux, pane)));
+    const fresh = await timedOut(conn, pane, "sleep 1");
+    const options = await tmux.run("show-options", "-p", "-t", pane);
+    assert(!options.includes(nonce), `the expired record stayed:\n${options}`);
+    await until("the second command ended", async () => !(await commandRunning(tmux, pane)));
+    assertEquals((await waitAgain(conn, fresh)).exit_status, 0);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

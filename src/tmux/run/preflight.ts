@@ -68,7 +68,8 @@ export function isMarker(path: string): boolean {
  * - a running mark set for another pane process (respawned) or a dead pane is removed;
  * - a trailer that finished but whose call is gone (its status option is still set: nobody
  *   collected it) is released, its option removed and its done signal drained.
- * Only called for a pane that is not at an idle shell, so the common path pays nothing.
+ * Called for a pane that is not at an idle shell, and when a run times out (so expired records
+ * go): the common path pays nothing.
  */
 export async function reconcile(
   socket: TmuxSocket,

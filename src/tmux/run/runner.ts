@@ -297,7 +297,9 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           throw new TmuxError("cancelled", "run_command was cancelled");
         }
         // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
-        // status for it. Set before the capture below releases the trailer.
+        // status for it. Set before the capture below releases the trailer. Records past keeping
+        // (and anything else stale) in this pane are cleared on the way.
+        await reconcile(socket, paneId, state).catch(() => false);
         const record = { anchor, typed, created: Date.now() };
         await runTmux(socket, [
           "set-option",
