@@ -177,31 +177,29 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         `pane ${paneId} runs ${state.pane_current_command}, which is not a POSIX shell`,
       );
     }
+    /** A result for a line never typed. */
+    const notTyped = (reason: string): RunResult => ({
+      ...base,
+      exit_status: null,
+      timed_out: false,
+      started: false,
+      not_started_reason: reason,
+      elapsed_seconds: elapsed(),
+    });
     if (kind === "other") {
-      return {
-        ...base,
-        exit_status: null,
-        timed_out: false,
-        started: false,
-        not_started_reason: running === ""
-          ? `pane ${paneId} is running ${
-            JSON.stringify(state.pane_current_command)
-          }, not an idle shell`
+      return notTyped(
+        running === ""
+          ? `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
+            "not an idle shell"
           : `pane ${paneId} is still running an earlier run_command (${RUNNING_OPTION} ${running})`,
-        elapsed_seconds: elapsed(),
-      };
+      );
     }
     if (!await lineEditorReading(socket, { sessionId: state.session_id, paneId })) {
-      return {
-        ...base,
-        exit_status: null,
-        timed_out: false,
-        started: false,
-        not_started_reason: `pane ${paneId}'s shell is not reading a command line: a program ` +
-          `it started (${JSON.stringify(state.pane_current_command)}: a script waiting for ` +
-          "input, say) has the terminal, and would take the line as its input",
-        elapsed_seconds: elapsed(),
-      };
+      return notTyped(
+        `pane ${paneId}'s shell is not reading a command line: a program it started ` +
+          `(${JSON.stringify(state.pane_current_command)}: a script waiting for input, say) ` +
+          "has the terminal, and would take the line as its input",
+      );
     }
     const anchor: Anchor = {
       history: intField(state.history_size, "history_size"),
@@ -297,18 +295,12 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           throw new TmuxError("cancelled", "run_command was cancelled");
         }
         // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
-        // status for it. Set before the capture below releases the trailer. Records past keeping
-        // (and anything else stale) in this pane are cleared on the way.
+        // status for it. Set before the capture below releases the trailer, and before records
+        // past keeping (and anything else stale) in this pane are cleared: a trailer that ended
+        // just now is this run's, not one nobody collects.
+        const record = encodeRecord({ anchor, typed, created: Date.now() });
+        await runTmux(socket, ["set-option", "-p", "-t", paneId, names.record, record]);
         await reconcile(socket, paneId, state).catch(() => false);
-        const record = { anchor, typed, created: Date.now() };
-        await runTmux(socket, [
-          "set-option",
-          "-p",
-          "-t",
-          paneId,
-          names.record,
-          encodeRecord(record),
-        ]);
         const now = await currentPosition(socket, paneId);
         const cut = await collectOutput({ ...collect, end: now, now });
         // The shell never started the line (its start marker never showed): a continuation
