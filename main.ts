@@ -7,12 +7,13 @@
 import { configFromFlags } from "./src/config.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http.ts";
+import { urlHost } from "./src/net.ts";
 import { StdioLineTransport } from "./src/stdio.ts";
 import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
 function listenError(error: unknown, http: { host: string; port: number }): string {
-  const address = `${http.host.includes(":") ? `[${http.host}]` : http.host}:${http.port}`;
+  const address = `${urlHost(http.host)}:${http.port}`;
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
     return `not permitted to listen on ${address}: run with --allow-net=${address}`;
   }

@@ -8,6 +8,7 @@ import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 import { randomHex } from "./hex.ts";
+import { isLoopback } from "./net.ts";
 
 /** HTTP settings. */
 export interface HttpConfig {
@@ -44,8 +45,6 @@ function policyFrom(flags: Flags, warnings: string[]): ToolPolicy {
     exclude: nameList(flags.excludeTools ?? permittedEnv("TMUX_MCP_EXCLUDE_TOOLS")),
   };
 }
-
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /** Reads an environment variable only when permission was granted, never prompting. */
 export function permittedEnv(name: string): string | undefined {
@@ -106,7 +105,7 @@ export function configFromFlags(flags: Flags): StartConfig {
       "the token must be 16 to 512 characters of A-Z a-z 0-9 and -._~+/= (no spaces)",
     );
   }
-  if (token === null && !LOOPBACK_HOSTS.has(host)) {
+  if (token === null && !isLoopback(host)) {
     throw new Error(
       `refusing to serve HTTP on ${host} without a token: pass --token, set TMUX_MCP_TOKEN, ` +
         "or use --generate-token",
@@ -150,9 +149,4 @@ function readTokenFile(path: string): string {
 /** A random bearer token (256 bits, hex). */
 export function generateToken(): string {
   return randomHex(32);
-}
-
-/** Whether a host name is a loopback address. */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host);
 }

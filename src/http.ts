@@ -13,6 +13,7 @@
 
 import { type McpServer, WebStandardStreamableHTTPServerTransport } from "./deps.ts";
 import { serveHttp1 } from "./http_server.ts";
+import { isLoopback, LOOPBACK_NAMES, urlHost } from "./net.ts";
 import { connectServer, type ToolContext } from "./server.ts";
 
 /** Options for {@linkcode serveHttp}. */
@@ -51,8 +52,6 @@ export interface HttpHandle {
   finished: Promise<void>;
 }
 
-const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
-
 function jsonError(status: number, message: string): Response {
   return Response.json(
     { jsonrpc: "2.0", error: { code: -32000, message }, id: null },
@@ -71,10 +70,6 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-function isLoopbackHost(host: string): boolean {
-  return ["127.0.0.1", "localhost", "::1"].includes(host);
-}
-
 /** Options for {@linkcode guardRequest}. */
 export interface GuardOptions {
   host: string;
@@ -84,14 +79,13 @@ export interface GuardOptions {
 
 /** The Host/Origin/token checks: null when the request may proceed, else the refusal. */
 export function guardRequest(req: Request, options: GuardOptions): Response | null {
-  const names = isLoopbackHost(options.host) ? LOOPBACK_NAMES : [
-    options.host.includes(":") ? `[${options.host}]` : options.host,
-    ...LOOPBACK_NAMES,
-  ];
+  const names = isLoopback(options.host)
+    ? LOOPBACK_NAMES
+    : [urlHost(options.host), ...LOOPBACK_NAMES];
   const allowed = new Set(names.map((name) => `${name}:${options.port}`));
   const host = req.headers.get("host");
   // Beyond loopback the token stands in for the Host check (clients reach us by many names).
-  const checkHost = options.token === null || isLoopbackHost(options.host);
+  const checkHost = options.token === null || isLoopback(options.host);
   if (checkHost && (host === null || !allowed.has(host.toLowerCase()))) {
     return jsonError(403, "forbidden: Host header does not name this server");
   }
@@ -265,7 +259,7 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     maxConnections: options.maxConnections,
   });
   boundPort = httpServer.addr.port;
-  const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const host = urlHost(options.host);
   const url = `http://${host}:${boundPort}/mcp`;
   options.onListen?.(url);
   return {

@@ -5,14 +5,7 @@
  */
 
 import { McpServer, type Transport } from "./deps.ts";
-import {
-  closeControlClients,
-  closeWatchers,
-  createRunner,
-  stopRunner,
-  TmuxError,
-  tmuxVersion,
-} from "./tmux/mod.ts";
+import { createTmuxClient, TmuxError, tmuxVersion } from "./tmux/mod.ts";
 import {
   allowedToolNames,
   registerTools,
@@ -26,7 +19,7 @@ export type { ServerConfig, ToolContext } from "./tools/mod.ts";
 
 /** Makes the state shared by every MCP session of one process. */
 export function createToolContext(config: ServerConfig): ToolContext {
-  return { config, runner: createRunner() };
+  return { config, tmux: createTmuxClient({ control: config.control }) };
 }
 
 /**
@@ -49,8 +42,7 @@ export async function connectServer(
 
 /** Ends the calls in flight (cleanly, as cancellations) before the process exits. */
 export async function stopToolContext(context: ToolContext): Promise<void> {
-  await stopRunner(context.runner);
-  await Promise.all([closeControlClients(), closeWatchers()]);
+  await context.tmux.close();
 }
 
 /**

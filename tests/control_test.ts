@@ -2,12 +2,14 @@
 
 import { assertEquals } from "./deps.ts";
 import { startTmux } from "./helpers/tmux.ts";
-import { closeControlClients, runTmux } from "../src/tmux/mod.ts";
+import { createTmuxClient } from "../src/tmux/mod.ts";
+import { runTmux } from "../src/tmux/transport/command.ts";
 
 Deno.test("text with quotes, $, ~, #, backslashes and every control character round-trips", async () => {
   const tmux = await startTmux();
+  const client = createTmuxClient();
   try {
-    const socket = { socketName: tmux.socketName };
+    const socket = client.socket(tmux.socketName);
     const controls = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join("");
     const text = `~a'b"c $HOME \\e \\n #{pid} ; ${controls}\x7f é 日本`;
     await runTmux(socket, ["set-buffer", "-b", "quoting-test", "--", text]);
@@ -17,7 +19,7 @@ Deno.test("text with quotes, $, ~, #, backslashes and every control character ro
     const clients = await tmux.run("list-clients", "-F", "#{client_control_mode}");
     assertEquals(clients.trim(), "1");
   } finally {
-    await closeControlClients();
+    await client.close();
     await tmux.close();
   }
 });

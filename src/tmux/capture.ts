@@ -5,8 +5,9 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux } from "./command.ts";
-import { THEN, type TmuxSocket } from "./exec.ts";
+import { runTmux } from "./transport/command.ts";
+import { THEN } from "./transport/exec.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 import { cellWidth, splitCapture } from "./output.ts";
 import {

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { abortable, ABORTED, deadline } from "../async.ts";
+
 /** Keyed FIFO locks. */
 export type KeyedLock = Map<string, Promise<void>>;
 
@@ -30,17 +32,11 @@ export async function acquire(
     release();
     if (locks.get(key) === tail) locks.delete(key);
   };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const gaveUp = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, options.deadline - Date.now()));
-    onAbort = () => resolve(false);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  const got = await Promise.race([previous.then(() => true as const), gaveUp]);
-  clearTimeout(timer);
-  if (onAbort) options.signal?.removeEventListener("abort", onAbort);
-  if (!got) {
+  const got = await abortable(
+    previous.then(() => true as const),
+    deadline(options.deadline - Date.now(), options.signal),
+  );
+  if (got === ABORTED) {
     done();
     return null;
   }

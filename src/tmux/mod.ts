@@ -1,51 +1,103 @@
 /**
- * The tmux layer: spawning tmux, format queries, target resolution and the run/wait/capture
- * machinery. Knows nothing of MCP.
+ * The tmux layer's only door: one client per process, typed verbs, queries, captures, waits and
+ * run_command. No raw argv leaves it; it knows nothing of MCP.
  *
  * @module
  */
 
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
-export { runTmux } from "./command.ts";
-export { closeControlClients } from "./control.ts";
-export { closeWatchers } from "./watch.ts";
-export { THEN, type TmuxSocket, tmuxVersion } from "./exec.ts";
+export { createTmuxClient, type TmuxClient, type TmuxClientOptions } from "./client.ts";
+export type { TmuxSocket } from "./transport/socket.ts";
+export { tmuxVersion } from "./transport/exec.ts";
+export { NAME_PREFIX } from "./names.ts";
 export {
   checkId,
+  type IdKind,
   type PaneSpec,
-  queryPane,
   resolvePane,
   resolveSession,
   sessionIdByName,
   type SessionSpec,
 } from "./target.ts";
 export {
+  type FieldKind,
+  type FieldValue,
   getPane,
   getSession,
   getWindow,
   listPanes,
   listSessions,
   listWindows,
-  literal,
   type Pane,
   PANE_FIELDS,
+  type PaneFilter,
   type Session,
   SESSION_FIELDS,
+  type Typed,
   type Window,
   WINDOW_FIELDS,
 } from "./objects.ts";
-export { capturePane, captureSince, type SinceResult } from "./capture.ts";
-export { checkPlainFormat } from "./safe_format.ts";
-export { compilePatterns, waitForText } from "./wait_text.ts";
-export { spawnTmux } from "./exec.ts";
-export { truncateTail } from "./output.ts";
 export {
-  createRunner,
-  type ResumeRequest,
-  runCommand,
-  type Runner,
-  type RunRequest,
-  type RunResult,
-  stopRunner,
-  waitForRun,
-} from "./run/mod.ts";
+  clearPane,
+  type Created,
+  kill,
+  type KillTarget,
+  LAYOUTS,
+  newSession,
+  type NewSessionOptions,
+  newWindow,
+  type NewWindowOptions,
+  type PaneSize,
+  renameSession,
+  renameWindow,
+  resizePane,
+  resizeWindow,
+  type RespawnOptions,
+  respawnPane,
+  selectLayout,
+  selectPane,
+  selectWindow,
+  type ServerInfo,
+  serverInfo,
+  setPaneTitle,
+  type SpawnOptions,
+  splitWindow,
+  type SplitWindowOptions,
+  swapPanes,
+} from "./verbs.ts";
+export {
+  keyNames,
+  type PasteOptions,
+  pasteText,
+  sendKeys,
+  type SendKeysOptions,
+  type TypedInput,
+} from "./input.ts";
+export {
+  type EnvironmentVariable,
+  type OptionPlace,
+  type OptionScope,
+  setOption,
+  SETTABLE_OPTIONS,
+  showEnvironment,
+  showOption,
+} from "./options.ts";
+export { signalChannel, waitForChannel, type WaitForChannelOptions } from "./channels.ts";
+export { displayMessage } from "./display.ts";
+export {
+  MATCH_CHARS,
+  type SearchMatch,
+  type SearchOptions,
+  searchPanes,
+  type SearchResult,
+} from "./search.ts";
+export { type Snapshot, snapshotPane } from "./snapshot.ts";
+export { type CaptureOptions, capturePane, captureSince, type SinceResult } from "./capture.ts";
+export {
+  compilePatterns,
+  waitForText,
+  type WaitTextOptions,
+  type WaitTextResult,
+} from "./wait_text.ts";
+export { type Truncated, truncateTail } from "./output.ts";
+export type { ResumeRequest, RunRequest, RunResult } from "./run/mod.ts";

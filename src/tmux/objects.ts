@@ -5,15 +5,21 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux } from "./command.ts";
-import { THEN, type TmuxSocket } from "./exec.ts";
+import { runTmux } from "./transport/command.ts";
+import { THEN } from "./transport/exec.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
 import { FIELD_SEPARATOR, formatOf, intField, parseRecords } from "./format.ts";
-import { queryPane } from "./target.ts";
+import { checkId, queryPane } from "./target.ts";
 
-type Kind = "string" | "int" | "bool";
-type Spec = Record<string, Kind>;
-type Value<K extends Kind> = K extends "string" ? string : K extends "int" ? number : boolean;
-type Typed<S extends Spec> = { [F in keyof S]: Value<S[F]> };
+/** How a tmux format field is read: as text, an integer or a flag. */
+export type FieldKind = "string" | "int" | "bool";
+type Spec = Record<string, FieldKind>;
+/** The value type of a field of one kind. */
+export type FieldValue<K extends FieldKind> = K extends "string" ? string
+  : K extends "int" ? number
+  : boolean;
+/** A record with a typed value for each field of a field list. */
+export type Typed<S extends Record<string, FieldKind>> = { [F in keyof S]: FieldValue<S[F]> };
 
 /** Fields of a session. */
 export const SESSION_FIELDS = {
@@ -131,9 +137,23 @@ export function listWindows(socket: TmuxSocket): Promise<Window[]> {
   return list(socket, ["list-windows", "-a"], WINDOW_FIELDS);
 }
 
-/** Every pane of every window. */
-export function listPanes(socket: TmuxSocket): Promise<Pane[]> {
-  return list(socket, ["list-panes", "-a"], PANE_FIELDS);
+/** Which panes {@linkcode listPanes} keeps: null fields keep all. */
+export interface PaneFilter {
+  /** Only this session's panes. */
+  sessionId?: string | null;
+  /** Only this window's panes (an `@N` id, syntax-checked). */
+  windowId?: string | null;
+}
+
+/** Every pane of every window, or those of one session and/or window. */
+export async function listPanes(socket: TmuxSocket, filter: PaneFilter = {}): Promise<Pane[]> {
+  const windowId = filter.windowId == null ? null : checkId("window_id", filter.windowId);
+  const sessionId = filter.sessionId ?? null;
+  const panes = await list(socket, ["list-panes", "-a"], PANE_FIELDS);
+  return panes.filter((p) =>
+    (windowId === null || p.window_id === windowId) &&
+    (sessionId === null || p.session_id === sessionId)
+  );
 }
 
 /** One pane by id (asked of that pane alone, not found among all of them). */

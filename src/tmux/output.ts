@@ -75,7 +75,9 @@ function typedEnd(lines: readonly string[], from: number, typed: string): TypedE
 
 /** The result of {@linkcode truncateTail}. */
 export interface Truncated {
+  /** The lines kept: the tail. */
   lines: string[];
+  /** How many lines were dropped from the head. */
   droppedLines: number;
   /** UTF-8 bytes of the dropped lines, one newline each included. */
   droppedBytes: number;

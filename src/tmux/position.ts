@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { TmuxSocket } from "./exec.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
 import { intField } from "./format.ts";
 import { queryPane } from "./target.ts";
 

@@ -6,28 +6,35 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { runTmux } from "./command.ts";
-import type { TmuxSocket } from "./exec.ts";
+import { runTmux } from "./transport/command.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 
 /** How a caller names a pane; the first non-null field wins, in this order. */
 export interface PaneSpec {
+  /** An exact pane id, like `%3`. */
   pane_id?: string | null;
+  /** A window id, like `@2`: its active pane. */
   window_id?: string | null;
+  /** A session id, like `$1`: its active pane. */
   session_id?: string | null;
+  /** An exact session name: its active pane. */
   session_name?: string | null;
 }
 
-const ID_PATTERNS = {
+/** The kinds of tmux id: `%N` panes, `@N` windows, `$N` sessions. */
+export type IdKind = "pane_id" | "window_id" | "session_id";
+
+const ID_PATTERNS: Record<IdKind, RegExp> = {
   pane_id: /^%\d{1,9}$/,
   window_id: /^@\d{1,9}$/,
   session_id: /^\$\d{1,9}$/,
-} as const;
+};
 
-const ID_EXAMPLES = { pane_id: "%3", window_id: "@2", session_id: "$1" } as const;
+const ID_EXAMPLES: Record<IdKind, string> = { pane_id: "%3", window_id: "@2", session_id: "$1" };
 
 /** Checks an id against its tmux syntax (`%N`, `@N`, `$N`). */
-export function checkId(kind: keyof typeof ID_PATTERNS, value: string): string {
+export function checkId(kind: IdKind, value: string): string {
   if (!ID_PATTERNS[kind].test(value)) {
     throw new TmuxError(
       "invalid_argument",
@@ -86,7 +93,9 @@ export async function resolvePane(socket: TmuxSocket, spec: PaneSpec): Promise<s
 
 /** How a caller names a session. */
 export interface SessionSpec {
+  /** A session id, like `$1`. */
   session_id?: string | null;
+  /** An exact session name. */
   session_name?: string | null;
 }
 

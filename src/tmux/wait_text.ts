@@ -7,21 +7,25 @@
 import { captureSince } from "./capture.ts";
 import { compileUserRegex } from "./regex.ts";
 import { queryPane } from "./target.ts";
-import { watchOutput } from "./watch.ts";
+import { watchOutput } from "./transport/watch.ts";
 import { TmuxError } from "./errors.ts";
-import type { TmuxSocket } from "./exec.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
 
 /** Options for {@linkcode waitForText}. */
 export interface WaitTextOptions {
+  /** What to wait for: any one of them ends the wait as "matched". */
   patterns: string[];
   /** Patterns that end the wait early as "stopped" (e.g. an error message). */
   stopPatterns: string[];
+  /** Read the patterns as RE2 regular expressions. */
   regex: boolean;
+  /** Match case exactly. */
   caseSensitive: boolean;
   /** Seconds, already clamped. */
   timeout: number;
   /** How often the pane is read when it reports no output, in milliseconds. */
   intervalMs: number;
+  /** Cancels the wait. */
   signal?: AbortSignal;
   /** Count output since this capture_since cursor (e.g. from send_keys) instead of since now. */
   cursor?: string | null;
@@ -31,11 +35,17 @@ export interface WaitTextOptions {
 
 /** How a wait ended. */
 export interface WaitTextResult {
+  /** How the wait ended. */
   outcome: "matched" | "stopped" | "timeout" | "alternate_screen";
+  /** The pattern that matched or stopped it. */
   pattern: string | null;
+  /** The line it matched. */
   line: string | null;
+  /** Seconds spent waiting. */
   elapsed_seconds: number;
+  /** The timeout enforced, in seconds. */
   effective_timeout: number;
+  /** tmux's history dropped lines before they were read. */
   lines_missed: boolean;
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Runner, TmuxSocket } from "../tmux/mod.ts";
+import type { TmuxClient, TmuxSocket } from "../tmux/mod.ts";
 import type { ToolPolicy } from "./policy.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
@@ -28,12 +28,13 @@ export interface ServerConfig {
 /** Shared by the tools of every MCP session this process serves. */
 export interface ToolContext {
   config: ServerConfig;
-  runner: Runner;
+  /** The process's one tmux client. */
+  tmux: TmuxClient;
 }
 
 /** The socket a call talks to: its own `socket_name`, else the server default. */
-export function socketFor(context: ToolContext, socketName?: string | null): TmuxSocket {
-  return { socketName: socketName ?? context.config.socketName, control: context.config.control };
+export function socketOf(context: ToolContext, socketName?: string | null): TmuxSocket {
+  return context.tmux.socket(socketName ?? context.config.socketName);
 }
 
 /** Seconds actually enforced for a requested wait. */

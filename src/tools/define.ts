@@ -13,7 +13,15 @@ import type {
   ServerRequest,
 } from "../deps.ts";
 import { z } from "../deps.ts";
-import type { ToolContext } from "./context.ts";
+import {
+  checkId,
+  type PaneSpec,
+  resolvePane,
+  resolveSession,
+  TmuxError,
+  type TmuxSocket,
+} from "../tmux/mod.ts";
+import { socketOf, type ToolContext } from "./context.ts";
 import { allowed, type Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { toHex } from "../hex.ts";
@@ -21,9 +29,43 @@ import { toHex } from "../hex.ts";
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/**
+ * What a tool acts on, resolved from its arguments before its handler runs: a pane named by
+ * pane_id, window_id, session_id or session_name ("pane"); a session by id or name, null for all
+ * or the current one ("session"), or required ("one_session"); one exact id ("pane_id",
+ * "window_id", "session_id", syntax-checked); or nothing beyond the socket ("none").
+ */
+export type TargetKind =
+  | "none"
+  | "pane"
+  | "session"
+  | "one_session"
+  | "pane_id"
+  | "window_id"
+  | "session_id";
+
+/** A target as the handler gets it. */
+export type Resolved<T extends TargetKind> = T extends "none" ? null
+  : T extends "session" ? string | null
+  : string;
+
+/** One call as its handler sees it: the socket and target resolved once, and the request. */
+export interface ToolCall<T extends TargetKind> {
+  /** The tmux server the call talks to: its socket_name, else the server's default. */
+  socket: TmuxSocket;
+  /** The declared target, resolved. */
+  target: Resolved<T>;
+  /** Server settings and the tmux client. */
+  context: ToolContext;
+  /** The MCP request's cancellation signal, progress token and notifier. */
+  extra: Extra;
+}
+
 /** Everything about one tool. */
-export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T extends TargetKind> {
   name: string;
+  /** What the tool acts on (see {@linkcode TargetKind}). */
+  target: T;
   tier: Tier;
   title: string;
   description: string;
@@ -36,11 +78,7 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   /** Whether it may destroy things (default: the destructive tier only). */
   destructive?: boolean;
   idempotent?: boolean;
-  run(
-    args: z.infer<z.ZodObject<I>>,
-    context: ToolContext,
-    extra: Extra,
-  ): Promise<z.infer<z.ZodObject<O>>>;
+  run(args: z.infer<z.ZodObject<I>>, call: ToolCall<T>): Promise<z.infer<z.ZodObject<O>>>;
   /** The short text block; default: compact JSON. */
   text?(result: z.infer<z.ZodObject<O>>): string;
   /** Marks a result as an error while still returning it as structured content. */
@@ -48,19 +86,67 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
 }
 
 /** Keeps a spec's types tied together (identity at run time). */
-export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
-  spec: ToolSpec<I, O>,
-): ToolSpec<I, O> {
+export function defineTool<
+  I extends z.ZodRawShape,
+  O extends z.ZodRawShape,
+  T extends TargetKind,
+>(spec: ToolSpec<I, O, T>): ToolSpec<I, O, T> {
   return spec;
 }
 
 /** A spec of any shape, as lists of tools hold them. */
 // deno-lint-ignore no-explicit-any
-export type AnyToolSpec = ToolSpec<any, any>;
+export type AnyToolSpec = ToolSpec<any, any, any>;
+
+async function resolveTarget(
+  kind: TargetKind,
+  socket: TmuxSocket,
+  args: PaneSpec,
+): Promise<string | null> {
+  switch (kind) {
+    case "none":
+      return null;
+    case "pane":
+      return await resolvePane(socket, args);
+    case "session":
+      return await resolveSession(socket, args);
+    case "one_session": {
+      const session = await resolveSession(socket, args);
+      if (session === null) {
+        throw new TmuxError("invalid_argument", "give session_id or session_name");
+      }
+      return session;
+    }
+    default:
+      return checkId(kind, String(args[kind]));
+  }
+}
+
+/**
+ * Sends progress notifications for a request that carries a progress token (undefined when it
+ * carries none). A notification that cannot be sent is dropped: it never fails the call.
+ */
+export function progressReporter(
+  extra: Extra,
+  total: number,
+): ((progress: number, message?: string) => void) | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  return (progress, message) => {
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: {
+        progressToken: token,
+        progress,
+        total,
+        ...(message === undefined ? {} : { message }),
+      },
+    }).catch(() => {});
+  };
+}
 
 const TEXT_MAX = 4000;
 
-/** Registers a tool (when the policy allows it) with error mapping and structured output. */
 /** What registerTool takes for a tool, besides its name and handler. */
 interface ToolConfig {
   title: string;
@@ -102,6 +188,7 @@ function configOf(spec: AnyToolSpec): ToolConfig {
   return config;
 }
 
+/** Registers a tool (when the policy allows it) with error mapping and structured output. */
 export function registerSpec(server: McpServer, spec: AnyToolSpec, context: ToolContext): void {
   if (!allowed(spec, context.config.policy)) return;
   server.registerTool(spec.name, configOf(spec), async (
@@ -110,7 +197,9 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
   ): Promise<CallToolResult> => {
     const started = Date.now();
     const result = await guarded(async () => {
-      const value = await spec.run(args, context, extra);
+      const socket = socketOf(context, args.socket_name as string | null | undefined);
+      const target = await resolveTarget(spec.target, socket, args);
+      const value = await spec.run(args, { socket, target, context, extra });
       const text = spec.text ? spec.text(value) : JSON.stringify(value);
       return {
         isError: spec.failed?.(value) ?? false,

@@ -8,21 +8,30 @@ import type { McpServer } from "../deps.ts";
 import type { ToolContext } from "./context.ts";
 import { type AnyToolSpec, registerSpec } from "./define.ts";
 import { allowed } from "./policy.ts";
-import { DESTROY_TOOLS } from "./destroy.ts";
-import { INSPECT_TOOLS } from "./inspect.ts";
-import { MANAGE_TOOLS } from "./manage.ts";
-import { registerPrompts, registerResources } from "./resources.ts";
+import { CHANNEL_TOOLS } from "./channels.ts";
+import { INPUT_TOOLS } from "./input.ts";
+import { OPTION_TOOLS } from "./options.ts";
+import { PANE_TOOLS } from "./panes.ts";
+import { registerPrompts } from "./prompts.ts";
+import { READ_TOOLS } from "./read.ts";
+import { registerResources } from "./resources.ts";
 import { RUN_TOOLS } from "./run.ts";
+import { SESSION_TOOLS } from "./sessions.ts";
+import { WINDOW_TOOLS } from "./windows.ts";
 
 export type { ServerConfig, ToolContext } from "./context.ts";
 export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
 
 /** Every tool this server knows, in listing order. */
 export const ALL_TOOLS: AnyToolSpec[] = [
-  ...INSPECT_TOOLS,
+  ...SESSION_TOOLS,
+  ...WINDOW_TOOLS,
+  ...PANE_TOOLS,
+  ...READ_TOOLS,
   ...RUN_TOOLS,
-  ...MANAGE_TOOLS,
-  ...DESTROY_TOOLS,
+  ...INPUT_TOOLS,
+  ...OPTION_TOOLS,
+  ...CHANNEL_TOOLS,
 ];
 
 /** The names of the tools the policy allows: the only ones listed and callable. */

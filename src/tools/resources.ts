@@ -1,10 +1,10 @@
 /**
- * Resources (read-only views on the server's default socket) and prompts.
+ * Resources: read-only views on the server's default socket.
  *
  * @module
  */
 
-import { type McpServer, ResourceTemplate, z } from "../deps.ts";
+import { type McpServer, ResourceTemplate } from "../deps.ts";
 import {
   capturePane,
   checkId,
@@ -13,7 +13,7 @@ import {
   listWindows,
   sessionIdByName,
 } from "../tmux/mod.ts";
-import { socketFor, type ToolContext } from "./context.ts";
+import { socketOf, type ToolContext } from "./context.ts";
 import { allowed } from "./policy.ts";
 import type { AnyToolSpec } from "./define.ts";
 
@@ -40,7 +40,7 @@ export function registerResources(
   context: ToolContext,
   tools: AnyToolSpec[],
 ): void {
-  const socket = socketFor(context, null);
+  const socket = socketOf(context);
   server.registerResource("capabilities", "tmux://capabilities", {
     title: "What this server offers",
     description: "Safety tier, tools in force, wait ceiling and default socket.",
@@ -98,43 +98,4 @@ export function registerResources(
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: lines.join("\n") }] };
     },
   );
-}
-
-/** Registers the prompts. */
-export function registerPrompts(server: McpServer): void {
-  const text = (t: string) => ({
-    messages: [{ role: "user" as const, content: { type: "text" as const, text: t } }],
-  });
-  server.registerPrompt("run_and_wait", {
-    title: "Run a command and report",
-    description: "Run a shell command in a pane with run_command and report its outcome.",
-    argsSchema: { command: z.string(), pane_id: z.string().optional() },
-  }, ({ command, pane_id }) =>
-    text(
-      `Use the run_command tool to run this command${pane_id ? ` in pane ${pane_id}` : ""}:\n\n` +
-        `${command}\n\nThen report the exit status and the relevant part of the output. If it ` +
-        "timed out, say so and check the pane with capture_pane before doing anything else.",
-    ));
-  server.registerPrompt("diagnose_failing_pane", {
-    title: "Diagnose a failing pane",
-    description: "Look at a pane's recent output and explain what went wrong.",
-    argsSchema: { pane_id: z.string() },
-  }, ({ pane_id }) =>
-    text(
-      `Pane ${pane_id} seems to have a problem. Use get_pane_info to see what runs there, then ` +
-        "capture_pane with scrollback: true and max_lines: 200 to read its recent output. " +
-        "Explain the first error you find, what likely caused it, and the command that would " +
-        "fix or investigate it. Do not type anything into the pane.",
-    ));
-  server.registerPrompt("interrupt_gracefully", {
-    title: "Stop what runs in a pane, gently",
-    description: "Interrupt a pane's foreground program, escalating only as needed.",
-    argsSchema: { pane_id: z.string() },
-  }, ({ pane_id }) =>
-    text(
-      `Stop the program running in pane ${pane_id}, gently. Use send_keys with literal: false: ` +
-        "first C-c, then wait_for_text for a shell prompt for a few seconds; if it is still " +
-        "running, send C-c once more; then C-\\\\ (quit). For full-screen programs try q or " +
-        "Escape first. Never kill the pane. Report what it took.",
-    ));
 }

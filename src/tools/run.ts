@@ -5,16 +5,9 @@
  */
 
 import { z } from "../deps.ts";
-import {
-  type PaneSpec,
-  resolvePane,
-  runCommand,
-  type RunResult,
-  TmuxError,
-  waitForRun,
-} from "../tmux/mod.ts";
-import { clampTimeout, socketFor, type ToolContext } from "./context.ts";
-import { type AnyToolSpec, defineTool, type Extra } from "./define.ts";
+import { resolvePane, type RunResult, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
+import { clampTimeout, type ToolContext } from "./context.ts";
+import { type AnyToolSpec, defineTool, type Extra, progressReporter } from "./define.ts";
 import { maxLinesSchema, paneSpecShape, socketNameSchema, timeoutSchema } from "./schemas.ts";
 
 const input = {
@@ -97,18 +90,18 @@ export function renderRunResult(result: RunResult): string {
 /** One run request as a tool got it, in either generation's wire names. */
 interface ToolRunRequest {
   command: string;
-  pane: PaneSpec;
-  socketName: string | null;
+  socket: TmuxSocket;
+  /** The pane, resolved. */
+  paneId: string;
   timeout: number;
   maxLines: number | null;
   /** null: the server's default. */
   suppressHistory: boolean | null;
 }
 
-/** Checks a run request, resolves its pane and runs it, with progress when asked for. */
+/** Checks a run request and runs it, with progress when asked for. */
 async function runFromTool(
-  context: ToolContext,
-  extra: Extra,
+  { context, extra }: { context: ToolContext; extra: Extra },
   request: ToolRunRequest,
 ): Promise<RunResult> {
   const suppressHistory = request.suppressHistory ?? context.config.suppressHistory;
@@ -122,30 +115,20 @@ async function runFromTool(
         "keeps the first line out of history); pass suppress_history: false to run it",
     );
   }
-  const socket = socketFor(context, request.socketName);
-  const paneId = await resolvePane(socket, request.pane);
-  const token = extra._meta?.progressToken;
   const timeout = clampTimeout(context, request.timeout);
-  return await runCommand(context.runner, {
-    socket,
-    paneId,
+  const report = progressReporter(extra, timeout);
+  return await context.tmux.runCommand({
+    socket: request.socket,
+    paneId: request.paneId,
     command: request.command,
     timeout,
     maxLines: request.maxLines,
     suppressHistory,
     signal: extra.signal,
-    onProgress: token === undefined ? undefined : ({ elapsed, lines }) => {
+    onProgress: report && (({ elapsed, lines }) => {
       const tail = lines.slice(-PROGRESS_LINES).join("\n");
-      extra.sendNotification({
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress: elapsed,
-          total: timeout,
-          message: tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail,
-        },
-      }).catch(() => {});
-    },
+      report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
+    }),
   });
 }
 
@@ -173,6 +156,7 @@ const shellOutput = {
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
+    target: "pane",
     tier: "mutating",
     title: "Run a shell command in a pane",
     description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
@@ -188,11 +172,11 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     output,
     openWorld: true,
     destructive: true,
-    async run(args, context, extra) {
-      return await runFromTool(context, extra, {
+    async run(args, call) {
+      return await runFromTool(call, {
         command: args.command,
-        pane: args,
-        socketName: args.socket_name ?? null,
+        socket: call.socket,
+        paneId: call.target,
         timeout: args.timeout,
         maxLines: args.max_lines ?? null,
         suppressHistory: args.suppress_history ?? null,
@@ -203,6 +187,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "wait_for_command",
+    target: "none",
     tier: "mutating",
     title: "Wait again for a command that timed out",
     description: "Waits again for a run_command that timed out (by the run_id it returned) and, " +
@@ -217,9 +202,9 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       socket_name: socketNameSchema,
     },
     output,
-    async run(args, context, extra) {
-      return await waitForRun(context.runner, {
-        socket: socketFor(context, args.socket_name),
+    async run(args, { socket, context, extra }) {
+      return await context.tmux.waitForRun({
+        socket,
         runId: args.run_id,
         timeout: clampTimeout(context, args.timeout),
         maxLines: args.max_lines ?? null,
@@ -230,6 +215,8 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "run_shell_command",
+    // Its pane is named by paneId, not by the fields the declared targets read.
+    target: "none",
     tier: "mutating",
     optIn: true,
     title: "Run a shell command in a pane (camelCase)",
@@ -249,11 +236,11 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     output: shellOutput,
     openWorld: true,
     destructive: true,
-    async run(args, context, extra) {
-      const result = await runFromTool(context, extra, {
+    async run(args, call) {
+      const result = await runFromTool(call, {
         command: args.command,
-        pane: { pane_id: args.paneId },
-        socketName: null,
+        socket: call.socket,
+        paneId: await resolvePane(call.socket, { pane_id: args.paneId }),
         timeout: args.timeoutSeconds,
         maxLines: args.maxLines ?? null,
         suppressHistory: args.suppressHistory ?? null,

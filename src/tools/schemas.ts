@@ -72,3 +72,33 @@ export const timeoutSchema = z.number().positive().default(30).describe(
 export const maxLinesSchema = z.number().int().min(1).nullable().default(null).describe(
   "keep only the last N lines (null: all); what is dropped is counted",
 );
+
+/**
+ * Session and window names: an allow-list of what tmux stores as it is given. tmux rewrites ':'
+ * and '.' (target syntax), escapes '\\', '$' and control characters, and keeps '#[' (a style) as
+ * '##[', so those are refused rather than stored changed.
+ */
+export const nameSchema = z.string().min(1).max(100).regex(
+  /^(?!.*#\[)(?:(?![:.\\$])[\p{L}\p{M}\p{N}\p{P}\p{S} ])+$/u,
+  {
+    message: "names are 1 to 100 letters, digits, punctuation, symbols and spaces, " +
+      "not ':', '.', '\\', '$' or '#[' (tmux would store them changed)",
+  },
+).describe("the name, stored exactly as given");
+
+/** A new pane's working directory. */
+export const directorySchema = z.string().min(1).max(4096).nullable().optional().describe(
+  "working directory for the new pane (default: tmux's)",
+);
+
+/** A new pane's program. */
+export const commandSchema = z.string().min(1).max(10000).nullable().optional().describe(
+  "program to run instead of the default shell (it runs with your rights: to run commands " +
+    "and get their results, start a shell and use run_command)",
+);
+
+/** A size in cells. */
+export const sizeSchema = z.number().int().min(1).max(10000);
+
+/** Output of the kill tools. */
+export const killedOutput = { killed: z.string().describe("the id of what was killed") };

@@ -1,6 +1,6 @@
 import { assertEquals } from "../deps.ts";
 import { LineReducer } from "../../src/tmux/run/terminal_text.ts";
-import { unescapeOutput } from "../../src/tmux/watch.ts";
+import { unescapeOutput } from "../../src/tmux/transport/watch.ts";
 
 function reduce(text: string, maxLines = 100) {
   const reducer = new LineReducer({ maxLines });

@@ -4,8 +4,9 @@
  * @module
  */
 
-import { runTmux } from "../command.ts";
-import { THEN, type TmuxSocket } from "../exec.ts";
+import { runTmux } from "../transport/command.ts";
+import { THEN } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import { cellsOf, cutAtCursor, outputAfter, splitCapture, truncateTail } from "../output.ts";
 import { historyTrim } from "../position.ts";
 import type { CallNames } from "./shell.ts";

@@ -5,8 +5,10 @@
  * @module
  */
 
-import { runTmux } from "../command.ts";
-import { THEN, type TmuxSocket } from "../exec.ts";
+import { runTmux } from "../transport/command.ts";
+import { delay } from "../../async.ts";
+import { THEN } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../target.ts";
 import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "./record.ts";
 import {
@@ -134,7 +136,7 @@ export async function idleState(
     if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
     if (look > IDLE_QUICK_LOOKS) {
       const sleep = Math.min(2 ** (look - IDLE_QUICK_LOOKS - 1), 10);
-      await new Promise((resolve) => setTimeout(resolve, sleep));
+      await delay(sleep);
     }
     state = await queryPane(socket, paneId, STATE_FIELDS);
   }

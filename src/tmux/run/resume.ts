@@ -4,9 +4,10 @@
  * @module
  */
 
-import { runTmux } from "../command.ts";
+import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { spawnTmux, THEN, type TmuxSocket } from "../exec.ts";
+import { spawnTmux, THEN } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../target.ts";
 import { collectOutput, shapeOutput } from "./collect.ts";
 import { parseRecord, parseRunId } from "./record.ts";
@@ -17,12 +18,15 @@ import { parseTrailerValue, waitFor } from "./wait.ts";
 
 /** One wait_for_command request. */
 export interface ResumeRequest {
+  /** The tmux server the run was started on. */
   socket: TmuxSocket;
   /** As run_command returned it. */
   runId: string;
   /** Seconds, already clamped to the server's ceiling. */
   timeout: number;
+  /** Keep only the last N output lines; null: all. */
   maxLines: number | null;
+  /** Cancels the wait. */
   signal?: AbortSignal;
 }
 

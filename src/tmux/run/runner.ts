@@ -5,10 +5,12 @@
  */
 
 import { randomHex } from "../../hex.ts";
+import { delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
-import { runTmux } from "../command.ts";
+import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { spawnTmux, THEN, type TmuxChild, type TmuxSocket } from "../exec.ts";
+import { spawnTmux, THEN, type TmuxChild } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import { intField } from "../format.ts";
 import { acquire } from "../lock.ts";
 import { collectOutput, shapeOutput } from "./collect.ts";
@@ -43,7 +45,7 @@ import {
 } from "./types.ts";
 import { readTrailer, waitFor } from "./wait.ts";
 import { RunStream } from "./stream.ts";
-import { lineEditorState, tapOutput } from "../watch.ts";
+import { lineEditorState, tapOutput } from "../transport/watch.ts";
 
 /** Why a line that was typed did not start within the timeout. */
 const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
@@ -84,19 +86,16 @@ async function lineEditorReading(
   const signal = AbortSignal.timeout(EDITOR_WAIT_MS);
   while (lineEditorState(socket, target) === "not_reading") {
     if (signal.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, EDITOR_STEP_MS));
+    await delay(EDITOR_STEP_MS);
   }
   return true;
 }
 
-/** The run function for each socket path (its digest is computed once). */
-const functions = new Map<string, Promise<RunFunction>>();
-
-function functionFor(socketPath: string): Promise<RunFunction> {
-  let run = functions.get(socketPath);
+function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
+  let run = runner.definitions.get(socketPath);
   if (run === undefined) {
     run = runFunction(socketPath);
-    functions.set(socketPath, run);
+    runner.definitions.set(socketPath, run);
   }
   return run;
 }
@@ -208,7 +207,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       pid: intField(state.pane_pid, "pane_pid"),
     };
     const inline = isInlineSafe(request.command);
-    const run = await functionFor(state.socket_path);
+    const run = await functionFor(runner, state.socket_path);
     // The shell is given the run function once (per shell process); later lines just call it.
     const functionMark = `${run.name}:${state.pane_pid}`;
     const define = runner.functions.get(key) !== functionMark;
@@ -229,7 +228,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     };
     // The output is read from the pane's byte stream when a watcher can be had (the screen is
     // the fallback): subscribed before the line is typed, so no byte is missed.
-    const stream = socket.control === false
+    const stream = socket.controls === null
       ? null
       : new RunStream(names, request.maxLines ?? STREAM_MAX_LINES);
     const tap = stream === null

@@ -5,10 +5,11 @@
  * @module
  */
 
-import { spawnTmux, type TmuxSocket } from "../exec.ts";
+import { spawnTmux } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import { createKeyedLock, type KeyedLock } from "../lock.ts";
 import { queryPane } from "../target.ts";
-import { type CallNames, markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
+import { type CallNames, markOutlivedShell, type RunFunction, RUNNING_OPTION } from "./shell.ts";
 import type { Position } from "./types.ts";
 
 /** A call whose wait was given up while its command may still finish and run its trailer. */
@@ -25,6 +26,8 @@ export interface Runner {
   lastEnds: Map<string, Position>;
   /** Per pane, the run function its shell was given (`name:pane_pid`), so it is sent once. */
   functions: Map<string, string>;
+  /** Per socket path, the run function (its digest is computed once). */
+  definitions: Map<string, Promise<RunFunction>>;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
   stop: AbortController;
   inFlight: Set<Promise<unknown>>;
@@ -37,6 +40,7 @@ export function createRunner(): Runner {
     orphans: new Map(),
     lastEnds: new Map(),
     functions: new Map(),
+    definitions: new Map(),
     stop: new AbortController(),
     inFlight: new Set(),
   };

@@ -4,19 +4,25 @@
  * @module
  */
 
-import type { TmuxSocket } from "../exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import { type PanePosition, parsePosition, POSITION_FIELDS } from "../position.ts";
 import { queryPane } from "../target.ts";
 
 /** One request, already validated and resolved to a pane. */
 export interface RunRequest {
+  /** The tmux server. */
   socket: TmuxSocket;
+  /** The pane, an exact `%N` id. */
   paneId: string;
+  /** The shell command, run in a subshell of the pane's shell. */
   command: string;
   /** Seconds, already clamped to the server's ceiling. */
   timeout: number;
+  /** Keep only the last N output lines; null: all. */
   maxLines: number | null;
+  /** Prefix a space to keep the line out of shell history. */
   suppressHistory: boolean;
+  /** Cancels the call (a cancelled call ends like a timed-out one). */
   signal?: AbortSignal;
   /** Called about once a second while waiting, with the output lines that are new since. */
   onProgress?: (update: { elapsed: number; lines: string[] }) => void;
@@ -24,21 +30,33 @@ export interface RunRequest {
 
 /** The outcome, in the contract's wire names. */
 export interface RunResult {
+  /** The pane that received the command. */
   pane_id: string;
   /** Names this run for wait_for_command. */
   run_id: string;
+  /** The shell's `$?`; null when it timed out or was not started. */
   exit_status: number | null;
+  /** The wait hit effective_timeout: the command may still be running. */
   timed_out: boolean;
+  /** False: the command never started (see not_started_reason). */
   started: boolean;
   /** Why the command was not started (when started is false). */
   not_started_reason: string | null;
+  /** Seconds spent in the call. */
   elapsed_seconds: number;
+  /** The timeout enforced, in seconds. */
   effective_timeout: number;
+  /** The command's own output lines, tail kept. */
   output: string[];
+  /** Lines were dropped from the head for maxLines. */
   output_truncated: boolean;
+  /** How many lines were dropped. */
   output_truncated_lines: number;
+  /** UTF-8 bytes of the dropped lines, a newline each. */
   output_truncated_bytes: number;
+  /** tmux's history dropped output before it could be read. */
   lines_missed: boolean;
+  /** The pane was respawned or its history cleared: output may be incomplete. */
   anchor_lost: boolean;
   /** The command switched to the alternate screen (a full-screen program); what it drew there
    * is not in output. */

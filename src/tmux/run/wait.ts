@@ -4,9 +4,10 @@
  * @module
  */
 
-import { runTmux } from "../command.ts";
+import { runTmux } from "../transport/command.ts";
+import { abortable, ABORTED, deadline, delay } from "../../async.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN, type TmuxChild } from "../exec.ts";
+import { THEN, type TmuxChild } from "../transport/exec.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { splitCapture } from "../output.ts";
 import { queryPane } from "../target.ts";
@@ -53,7 +54,7 @@ export async function readTrailer(
   const status = trailer.status;
   if (trailer.path === names.channel) return { status, end: trailer.end, now };
   for (let i = 0; i < SETTLE_TRIES && now.path !== names.channel; i++) {
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_STEP_MS));
+    await delay(SETTLE_STEP_MS);
     now = await currentPosition(socket, paneId);
   }
   return { status, end: now, now };
@@ -87,14 +88,8 @@ export async function waitFor(
   started: number,
   progress?: () => Promise<void>,
 ): Promise<WaitOutcome> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let check: ReturnType<typeof setInterval> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<WaitOutcome>((resolve) => {
-    timer = setTimeout(
-      () => resolve("timeout"),
-      Math.max(0, started + request.timeout * 1000 - Date.now()),
-    );
+  const gone = new Promise<"pane_gone">((resolve) => {
     let busy = false;
     check = setInterval(async () => {
       if (busy) return;
@@ -107,15 +102,14 @@ export async function waitFor(
         busy = false;
       }
     }, PANE_CHECK_MS);
-    onAbort = () => resolve("aborted");
-    if (request.signal?.aborted) resolve("aborted");
-    request.signal?.addEventListener("abort", onAbort, { once: true });
   });
+  const signal = deadline(started + request.timeout * 1000 - Date.now(), request.signal);
   try {
-    const outcome = await Promise.race([
-      waiter.done.then((r) => r.success ? "signalled" as const : r),
-      stop,
-    ]);
+    const outcome = await abortable(
+      Promise.race([waiter.done.then((r) => r.success ? "signalled" as const : r), gone]),
+      signal,
+    );
+    if (outcome === ABORTED) return request.signal?.aborted ? "aborted" : "timeout";
     if (typeof outcome === "object") {
       // wait-for only fails when the server went away.
       throw new TmuxError(
@@ -125,8 +119,6 @@ export async function waitFor(
     }
     return outcome;
   } finally {
-    clearTimeout(timer);
     clearInterval(check);
-    if (onAbort) request.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -4,14 +4,13 @@
  * @module
  */
 
-import { errorFromStderr, TmuxError } from "./errors.ts";
+import { errorFromStderr, TmuxError } from "../errors.ts";
+import { terminate } from "./lines.ts";
 
 /** Which tmux server to talk to. */
-export interface TmuxSocket {
+export interface SocketAddress {
   /** The `-L` socket name; null means tmux's own default (or `$TMUX`). */
-  socketName: string | null;
-  /** Send commands over a persistent control-mode client when possible (default true). */
-  control?: boolean;
+  readonly socketName: string | null;
 }
 
 /** Options for {@linkcode runTmux}. */
@@ -35,7 +34,7 @@ export const THEN = "\0;";
  * the locale: MCP clients start servers without LANG/LC_*, and tmux would then print our field
  * separator as `_` and escape non-ASCII text.
  */
-export function tmuxArgs(socket: TmuxSocket, args: readonly string[]): string[] {
+export function tmuxArgs(socket: SocketAddress, args: readonly string[]): string[] {
   const escaped = args.map((arg) =>
     arg === THEN ? ";" : arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg
   );
@@ -62,7 +61,7 @@ function spawnError(error: unknown): TmuxError {
  * standard output. Throws a {@linkcode TmuxError} classified from standard error when tmux fails.
  */
 export async function spawnRun(
-  socket: TmuxSocket,
+  socket: SocketAddress,
   args: readonly string[],
   options: RunTmuxOptions = {},
 ): Promise<string> {
@@ -101,7 +100,7 @@ export interface TmuxChild {
 }
 
 /** Starts a tmux child process without waiting for it. */
-export function spawnTmux(socket: TmuxSocket, args: readonly string[]): TmuxChild {
+export function spawnTmux(socket: SocketAddress, args: readonly string[]): TmuxChild {
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("tmux", {
@@ -121,13 +120,7 @@ export function spawnTmux(socket: TmuxSocket, args: readonly string[]): TmuxChil
   return {
     done,
     async kill(): Promise<void> {
-      if (!exited) {
-        try {
-          child.kill("SIGTERM");
-        } catch {
-          // Already gone between the check and the kill.
-        }
-      }
+      if (!exited) await terminate(child);
       await done;
     },
   };

@@ -7,8 +7,10 @@
  * @module
  */
 
-import { errorFromStderr, TmuxError } from "./errors.ts";
-import { spawnRun, THEN, tmuxArgs, type TmuxSocket } from "./exec.ts";
+import { errorFromStderr, TmuxError } from "../errors.ts";
+import { type SocketAddress, spawnRun, THEN, tmuxArgs } from "./exec.ts";
+import { readLines, terminate } from "./lines.ts";
+import { privateName } from "../names.ts";
 
 /**
  * Quotes one argument for tmux's command parser: literal, nothing expanded. Text goes in single
@@ -62,7 +64,8 @@ interface Pending {
 }
 
 /** A live control client. */
-interface Control {
+export interface Control {
+  /** The `tmux -C` process. */
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
   queue: Pending[];
@@ -79,14 +82,34 @@ function controlExited(): TmuxError {
   return new TmuxError("tmux_unavailable", CONTROL_EXITED);
 }
 
-const clients = new Map<string, Promise<Control | null>>();
-const retryAfter = new Map<string, number>();
+/**
+ * The control clients of one owner (see `TmuxClient`), one per socket, and when a socket that
+ * failed to connect may be tried again.
+ */
+export interface ControlPool {
+  /** The client of each socket name ("" for tmux's default), or null while it cannot be had. */
+  readonly clients: Map<string, Promise<Control | null>>;
+  /** Per socket name, the time (ms since the epoch) before which no new connection is tried. */
+  readonly retryAfter: Map<string, number>;
+}
+
+/** A socket whose commands may go over its owner's control client. */
+export interface ControlledSocket extends SocketAddress {
+  /** The owner's control clients; null: every command spawns its own tmux. */
+  readonly controls: ControlPool | null;
+}
+
+/** An empty pool. */
+export function createControlPool(): ControlPool {
+  return { clients: new Map(), retryAfter: new Map() };
+}
+
 const encoder = new TextEncoder();
 
 /** Don't try to connect again for this long after a failure (e.g. no session to attach to). */
 const RETRY_MS = 1000;
 
-function keyOf(socket: TmuxSocket): string {
+function keyOf(socket: SocketAddress): string {
   return socket.socketName ?? "";
 }
 
@@ -99,11 +122,7 @@ function forged(control: Control): void {
   const pending = control.queue.shift();
   pending?.reject(new TmuxError("tmux_unavailable", CONTROL_FORGED));
   fail(control, controlExited());
-  try {
-    control.child.kill("SIGTERM");
-  } catch {
-    // Already gone.
-  }
+  terminate(control.child);
 }
 
 function fail(control: Control, error: TmuxError): void {
@@ -111,73 +130,67 @@ function fail(control: Control, error: TmuxError): void {
   for (const pending of control.queue.splice(0)) pending.reject(error);
 }
 
-async function readLoop(control: Control, key: string): Promise<void> {
+async function readLoop(control: Control, done: () => void): Promise<void> {
   const decoder = new TextDecoder();
-  let buffered = "";
   let block: { time: string; number: string; mine: boolean; lines: string[] } | null = null;
   try {
-    for await (const chunk of control.child.stdout) {
-      buffered += decoder.decode(chunk, { stream: true });
-      let newline: number;
-      while (control.alive && (newline = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        const fields = line.split(" ");
-        if (block === null) {
-          if (fields[0] === "%begin" && fields.length === 4) {
-            block = { time: fields[1], number: fields[2], mine: fields[3] === "1", lines: [] };
-          } else if (fields[0] === "%end" || fields[0] === "%error") {
-            // A block's end outside a block: pane text ended the last block early.
-            forged(control);
-            break;
-          }
-          // Everything else outside a block is a notification: ignored.
-          continue;
-        }
-        const closes = (fields[0] === "%end" || fields[0] === "%error") && fields.length === 4 &&
-          fields[1] === block.time && fields[2] === block.number;
-        if (!closes) {
-          block.lines.push(line);
-          continue;
-        }
-        const done = block;
-        block = null;
-        if (!done.mine) continue;
-        const pending = control.queue[0];
-        if (!pending) continue;
-        if (fields[0] === "%error") {
-          // tmux skips the rest of a command list after an error.
-          control.queue.shift();
-          pending.reject(errorFromStderr(done.lines.join("\n"), []));
-          continue;
-        }
-        const isNonce = pending.remaining-- % 2 === 1;
-        if (!isNonce) {
-          // Not push(...lines): a capture of a long history has more lines than a call has room
-          // for arguments.
-          if (done.lines.length > 0) pending.output.push(`${done.lines.join("\n")}\n`);
-          continue;
-        }
-        if (done.lines.length !== 1 || done.lines[0] !== pending.nonce) {
+    for await (const bytes of readLines(control.child.stdout)) {
+      if (!control.alive) break;
+      const line = decoder.decode(bytes);
+      const fields = line.split(" ");
+      if (block === null) {
+        if (fields[0] === "%begin" && fields.length === 4) {
+          block = { time: fields[1], number: fields[2], mine: fields[3] === "1", lines: [] };
+        } else if (fields[0] === "%end" || fields[0] === "%error") {
+          // A block's end outside a block: pane text ended the last block early.
           forged(control);
           break;
         }
-        if (pending.remaining > 0) continue;
-        control.queue.shift();
-        pending.resolve(pending.output.join(""));
+        // Everything else outside a block is a notification: ignored.
+        continue;
       }
-      if (!control.alive) break;
+      const closes = (fields[0] === "%end" || fields[0] === "%error") && fields.length === 4 &&
+        fields[1] === block.time && fields[2] === block.number;
+      if (!closes) {
+        block.lines.push(line);
+        continue;
+      }
+      const ended = block;
+      block = null;
+      if (!ended.mine) continue;
+      const pending = control.queue[0];
+      if (!pending) continue;
+      if (fields[0] === "%error") {
+        // tmux skips the rest of a command list after an error.
+        control.queue.shift();
+        pending.reject(errorFromStderr(ended.lines.join("\n"), []));
+        continue;
+      }
+      const isNonce = pending.remaining-- % 2 === 1;
+      if (!isNonce) {
+        // Not push(...lines): a capture of a long history has more lines than a call has room
+        // for arguments.
+        if (ended.lines.length > 0) pending.output.push(`${ended.lines.join("\n")}\n`);
+        continue;
+      }
+      if (ended.lines.length !== 1 || ended.lines[0] !== pending.nonce) {
+        forged(control);
+        break;
+      }
+      if (pending.remaining > 0) continue;
+      control.queue.shift();
+      pending.resolve(pending.output.join(""));
     }
   } catch {
     // The pipe broke: treated as the client exiting.
   }
   fail(control, controlExited());
-  clients.delete(key);
+  done();
 }
 
-async function connect(socket: TmuxSocket): Promise<Control | null> {
+async function connect(socket: ControlledSocket, pool: ControlPool): Promise<Control | null> {
   const key = keyOf(socket);
-  if ((retryAfter.get(key) ?? 0) > Date.now()) return null;
+  if ((pool.retryAfter.get(key) ?? 0) > Date.now()) return null;
   try {
     const sessions = await spawnRun(socket, ["list-sessions", "-F", "#{session_id}"]);
     const session = sessions.split("\n")[0];
@@ -196,35 +209,37 @@ async function connect(socket: TmuxSocket): Promise<Control | null> {
       stderr: "null",
     }).spawn();
     const control: Control = { child, writer: child.stdin.getWriter(), queue: [], alive: true };
-    readLoop(control, key);
+    readLoop(control, () => pool.clients.delete(key));
     child.status.then(() => fail(control, controlExited()));
     return control;
   } catch {
-    retryAfter.set(key, Date.now() + RETRY_MS);
+    pool.retryAfter.set(key, Date.now() + RETRY_MS);
     return null;
   }
 }
 
 /**
  * Runs a command over the socket's control client, connecting on first use. Resolves null when no
- * control client can be had (no session yet, tmux gone), so the caller spawns instead.
+ * control client can be had (none wanted, no session yet, tmux gone), so the caller spawns instead.
  */
 export async function runControl(
-  socket: TmuxSocket,
+  socket: ControlledSocket,
   args: readonly string[],
 ): Promise<string | null> {
+  const pool = socket.controls;
+  if (pool === null) return null;
   const key = keyOf(socket);
-  let pending = clients.get(key);
+  let pending = pool.clients.get(key);
   if (!pending) {
-    pending = connect(socket);
-    clients.set(key, pending);
+    pending = connect(socket, pool);
+    pool.clients.set(key, pending);
   }
   const control = await pending;
   if (control === null || !control.alive) {
-    if (clients.get(key) === pending) clients.delete(key);
+    if (pool.clients.get(key) === pending) pool.clients.delete(key);
     return null;
   }
-  const nonce = `tmux_mcp_${crypto.randomUUID().replaceAll("-", "")}`;
+  const nonce = privateName("ctl");
   const { line, commands } = controlLine(args, nonce);
   return await new Promise<string>((resolve, reject) => {
     control.queue.push({ remaining: 2 * commands, output: [], nonce, resolve, reject });
@@ -234,18 +249,13 @@ export async function runControl(
   });
 }
 
-/** Closes every control client (at shutdown). */
-export async function closeControlClients(): Promise<void> {
-  const all = await Promise.all(clients.values());
-  clients.clear();
+/** Closes every control client of a pool (at shutdown). */
+export async function closeControlPool(pool: ControlPool): Promise<void> {
+  const all = await Promise.all(pool.clients.values());
+  pool.clients.clear();
   await Promise.all(all.map(async (control) => {
     if (control === null) return;
     await control.writer.close().catch(() => {});
-    try {
-      control.child.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-    await control.child.status;
+    await terminate(control.child);
   }));
 }

@@ -9,13 +9,18 @@
  * @module
  */
 
-import { tmuxArgs, type TmuxSocket } from "./exec.ts";
+import { type SocketAddress, tmuxArgs } from "./exec.ts";
+import { readLines, terminate } from "./lines.ts";
+import { privateName } from "../names.ts";
 
 /** Receives a pane's output bytes, as the pane wrote them. */
 export type OutputListener = (bytes: Uint8Array) => void;
 
-interface Watcher {
+/** One read-only control client attached to a session. */
+export interface Watcher {
+  /** Its key in the pool: socket name and session id. */
   key: string;
+  /** The `tmux -C` process. */
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
   listeners: Map<string, Set<OutputListener>>;
@@ -34,9 +39,21 @@ interface Watcher {
   lineEditor: Map<string, boolean>;
 }
 
-const watchers = new Map<string, Watcher>();
+/** The watchers of one owner (see `TmuxClient`), one per socket and session. */
+export type WatcherPool = Map<string, Watcher>;
+
+/** A socket whose panes can be watched through its owner's watchers. */
+export interface WatchedSocket extends SocketAddress {
+  /** The owner's watchers. */
+  readonly watchers: WatcherPool;
+}
+
+/** An empty pool. */
+export function createWatcherPool(): WatcherPool {
+  return new Map();
+}
+
 const encoder = new TextEncoder();
-const NEWLINE = 0x0a;
 const BACKSLASH = 0x5c;
 const OUTPUT_PREFIX = encoder.encode("%output %");
 
@@ -107,7 +124,7 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (watcher.awaited.size > 0) watcher.awaited.get(new TextDecoder().decode(line))?.();
 }
 
-function start(socket: TmuxSocket, sessionId: string, key: string): Watcher | null {
+function start(socket: WatchedSocket, sessionId: string, key: string): Watcher | null {
   let child: Deno.ChildProcess;
   try {
     child = new Deno.Command("tmux", {
@@ -139,36 +156,22 @@ function start(socket: TmuxSocket, sessionId: string, key: string): Watcher | nu
     lineEditor: new Map(),
   };
   (async () => {
-    let pending = new Uint8Array(0);
     try {
-      for await (const chunk of child.stdout) {
-        let data = chunk;
-        if (pending.length > 0) {
-          data = new Uint8Array(pending.length + chunk.length);
-          data.set(pending);
-          data.set(chunk, pending.length);
-        }
-        let from = 0;
-        for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, from)) {
-          handleLine(watcher, data.subarray(from, end));
-          from = end + 1;
-        }
-        pending = data.slice(from);
-      }
+      for await (const line of readLines(child.stdout)) handleLine(watcher, line);
     } catch {
       // The watcher went away; waits fall back to their timer, runs to the screen.
     }
     watcher.alive = false;
     clearTimeout(watcher.idle);
     for (const wake of watcher.awaited.values()) wake();
-    if (watchers.get(key) === watcher) watchers.delete(key);
+    if (socket.watchers.get(key) === watcher) socket.watchers.delete(key);
   })();
   return watcher;
 }
 
 /** Resolves once the watcher answers a command: from then on it reports every byte. */
 async function ready(watcher: Watcher): Promise<boolean> {
-  const nonce = `tmux_mcp_ready_${crypto.randomUUID().replaceAll("-", "")}`;
+  const nonce = privateName("ready");
   const answered = new Promise<void>((resolve) => watcher.awaited.set(nonce, resolve));
   const signal = AbortSignal.timeout(READY_MS);
   const timedOut = new Promise<void>((resolve) =>
@@ -185,30 +188,29 @@ async function ready(watcher: Watcher): Promise<boolean> {
   return watcher.alive && !signal.aborted;
 }
 
-async function stop(watcher: Watcher): Promise<void> {
+async function stop(pool: WatcherPool, watcher: Watcher): Promise<void> {
   clearTimeout(watcher.idle);
-  if (watchers.get(watcher.key) === watcher) watchers.delete(watcher.key);
+  if (pool.get(watcher.key) === watcher) pool.delete(watcher.key);
   await watcher.writer.close().catch(() => {});
-  try {
-    watcher.child.kill("SIGTERM");
-  } catch {
-    // Already gone.
-  }
-  await watcher.child.status;
+  await terminate(watcher.child);
+}
+
+function keyOf(socket: SocketAddress, sessionId: string): string {
+  return `${socket.socketName ?? ""}\x00${sessionId}`;
 }
 
 function join(
-  socket: TmuxSocket,
+  socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
   listener: OutputListener,
 ): { watcher: Watcher; leave: () => void } | null {
-  const key = `${socket.socketName ?? ""}\x00${target.sessionId}`;
-  let watcher = watchers.get(key);
+  const key = keyOf(socket, target.sessionId);
+  let watcher = socket.watchers.get(key);
   if (!watcher || !watcher.alive) {
     const started = start(socket, target.sessionId, key);
     if (started === null) return null;
     watcher = started;
-    watchers.set(key, watcher);
+    socket.watchers.set(key, watcher);
   }
   const own = watcher;
   clearTimeout(own.idle);
@@ -222,7 +224,7 @@ function join(
     left = true;
     set.delete(listener);
     if (--own.users > 0) return;
-    own.idle = setTimeout(() => stop(own), LINGER_MS);
+    own.idle = setTimeout(() => stop(socket.watchers, own), LINGER_MS);
   };
   return { watcher: own, leave };
 }
@@ -232,7 +234,7 @@ function join(
  * effort: when no watcher can be started the caller's own timer is all there is.
  */
 export function watchOutput(
-  socket: TmuxSocket,
+  socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
   onOutput: () => void,
 ): () => void {
@@ -252,7 +254,7 @@ export interface OutputTap {
  * will be delivered; null when no watcher could be had (the caller reads the screen instead).
  */
 export async function tapOutput(
-  socket: TmuxSocket,
+  socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
   onBytes: OutputListener,
 ): Promise<OutputTap | null> {
@@ -279,15 +281,15 @@ export async function tapOutput(
  * "unknown" (no watcher has followed the pane, or its shell never switches bracketed paste).
  */
 export function lineEditorState(
-  socket: TmuxSocket,
+  socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
 ): "reading" | "not_reading" | "unknown" {
-  const watcher = watchers.get(`${socket.socketName ?? ""}\x00${target.sessionId}`);
+  const watcher = socket.watchers.get(keyOf(socket, target.sessionId));
   const reading = watcher?.alive ? watcher.lineEditor.get(target.paneId) : undefined;
   return reading === undefined ? "unknown" : reading ? "reading" : "not_reading";
 }
 
-/** Closes every watcher (at shutdown). */
-export async function closeWatchers(): Promise<void> {
-  await Promise.all([...watchers.values()].map(stop));
+/** Closes every watcher of a pool (at shutdown). */
+export async function closeWatcherPool(pool: WatcherPool): Promise<void> {
+  await Promise.all([...pool.values()].map((watcher) => stop(pool, watcher)));
 }

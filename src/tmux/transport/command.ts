@@ -5,9 +5,15 @@
  * @module
  */
 
-import { CONTROL_EXITED, CONTROL_FORGED, controlSafe, runControl } from "./control.ts";
-import { TmuxError } from "./errors.ts";
-import { type RunTmuxOptions, spawnRun, THEN, type TmuxSocket } from "./exec.ts";
+import {
+  CONTROL_EXITED,
+  CONTROL_FORGED,
+  type ControlledSocket,
+  controlSafe,
+  runControl,
+} from "./control.ts";
+import { TmuxError } from "../errors.ts";
+import { type RunTmuxOptions, spawnRun, THEN } from "./exec.ts";
 
 /** Commands that change nothing, so running them again is harmless. */
 const QUERIES = new Set([
@@ -41,11 +47,11 @@ export function queriesOf(args: readonly string[]): string[] {
 
 /** Runs a tmux command (or a THEN-chained list) and returns its standard output. */
 export async function runTmux(
-  socket: TmuxSocket,
+  socket: ControlledSocket,
   args: readonly string[],
   options: RunTmuxOptions = {},
 ): Promise<string> {
-  if ((socket.control ?? true) && options.stdin === undefined && controlSafe(args)) {
+  if (options.stdin === undefined && controlSafe(args)) {
     try {
       const output = await runControl(socket, args);
       if (output !== null) return output;

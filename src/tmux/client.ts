@@ -1,0 +1,60 @@
+/**
+ * The owner of everything long-lived that one process keeps open towards tmux: the control
+ * clients (and when a failed socket may be tried again), the output watchers, and the run_command
+ * state (per-pane queues, timed-out calls, run functions given out). One per process; {@linkcode TmuxClient.close} ends it all.
+ *
+ * @module
+ */
+
+import { closeControlPool, type ControlPool, createControlPool } from "./transport/control.ts";
+import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transport/watch.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
+import {
+  createRunner,
+  type ResumeRequest,
+  runCommand,
+  type RunRequest,
+  type RunResult,
+  stopRunner,
+  waitForRun,
+} from "./run/mod.ts";
+
+/** Options for {@linkcode createTmuxClient}. */
+export interface TmuxClientOptions {
+  /**
+   * Send commands over a persistent control-mode client per socket (default true); false spawns
+   * a tmux process for each command and reads run_command output from the screen.
+   */
+  control?: boolean;
+}
+
+/** What a process keeps open towards tmux servers. */
+export interface TmuxClient {
+  /** Runs a command in a pane and waits for it, as the run_command contract says. */
+  runCommand(request: RunRequest): Promise<RunResult>;
+  /** Waits again for a run that timed out, by its run id (wait_for_command). */
+  waitForRun(request: ResumeRequest): Promise<RunResult>;
+  /** The address of one tmux server (a `-L` name, or null for tmux's default) on this client. */
+  socket(socketName: string | null): TmuxSocket;
+  /** Ends the calls in flight (as cancellations), then every control client and watcher. */
+  close(): Promise<void>;
+}
+
+/** Makes the one client of a process. */
+export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
+  const controls: ControlPool | null = (options.control ?? true) ? createControlPool() : null;
+  const watchers: WatcherPool = createWatcherPool();
+  const runner = createRunner();
+  return {
+    runCommand: (request) => runCommand(runner, request),
+    waitForRun: (request) => waitForRun(runner, request),
+    socket: (socketName) => ({ socketName, controls, watchers }),
+    async close(): Promise<void> {
+      await stopRunner(runner);
+      await Promise.all([
+        controls === null ? undefined : closeControlPool(controls),
+        closeWatcherPool(watchers),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * Typing into a pane: keys (`send-keys`) and pasted text (`load-buffer` + `paste-buffer`). Both
+ * refuse a pane in a mode unless forced, and return a cursor taken just before the input, so a
+ * wait can count the answer.
+ *
+ * @module
+ */
+
+import { TmuxError } from "./errors.ts";
+import { runTmux } from "./transport/command.ts";
+import { THEN } from "./transport/exec.ts";
+import type { TmuxSocket } from "./transport/socket.ts";
+import { getPane, type Pane } from "./objects.ts";
+import { captureSince } from "./capture.ts";
+import { privateName } from "./names.ts";
+
+const NAMED_KEYS = [
+  "Enter",
+  "Escape",
+  "Tab",
+  "BTab",
+  "BSpace",
+  "Space",
+  "Up",
+  "Down",
+  "Left",
+  "Right",
+  "Home",
+  "End",
+  "PageUp",
+  "PgUp",
+  "PPage",
+  "PageDown",
+  "PgDn",
+  "NPage",
+  "IC",
+  "Insert",
+  "DC",
+  "Delete",
+  ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+];
+
+/** A tmux key name: modifiers (C-, M-, S-) then a named key or one printable character. */
+const KEY_NAME = new RegExp(`^(?:[CMS]-)*(?:${NAMED_KEYS.join("|")}|[\\x21-\\x7e])$`);
+
+/** What was typed, and where output after it starts. */
+export interface TypedInput {
+  /** The pane typed into. */
+  paneId: string;
+  /** A `captureSince` cursor from just before the input. */
+  cursor: string;
+}
+
+/** Options for {@linkcode sendKeys}. */
+export interface SendKeysOptions {
+  /** Text, or key names, to type. */
+  keys: string;
+  /** Type `keys` as text (true) or read it as space-separated key names (false). */
+  literal: boolean;
+  /** Press Enter after the keys. */
+  enter: boolean;
+  /** Type even into a pane in a mode (the keys then go to the mode). */
+  force: boolean;
+}
+
+/** Types keys or text into a pane. */
+export async function sendKeys(
+  socket: TmuxSocket,
+  paneId: string,
+  options: SendKeysOptions,
+): Promise<TypedInput> {
+  const { keys } = options;
+  const pane = await typable(socket, paneId, options.force);
+  if (keys.includes("\0")) throw new TmuxError("invalid_argument", "keys may not hold NUL");
+  let argv: string[];
+  if (options.literal) {
+    argv = ["send-keys", "-t", pane.pane_id, "-l", "--", keys];
+  } else {
+    const names = keyNames(keys);
+    const bad = names.findIndex((k) => !KEY_NAME.test(k));
+    if (bad >= 0) {
+      throw new TmuxError(
+        "invalid_argument",
+        `key ${bad + 1} of ${names.length} is not a key name (C-c, Enter, Escape, Up, F1, ` +
+          "or one character); send text with literal: true",
+      );
+    }
+    argv = ["send-keys", "-t", pane.pane_id, "--", ...names];
+  }
+  if (options.enter) argv.push(THEN, "send-keys", "-t", pane.pane_id, "Enter");
+  const { cursor } = await captureSince(socket, pane.pane_id, null);
+  await runTmux(socket, argv);
+  return { paneId: pane.pane_id, cursor };
+}
+
+/** The key names of a `literal: false` send, as they are counted and sent. */
+export function keyNames(keys: string): string[] {
+  return keys.trim().split(/\s+/);
+}
+
+/** Options for {@linkcode pasteText}. */
+export interface PasteOptions {
+  /** The text, pasted as it is. */
+  text: string;
+  /** Bracketed paste when the program in the pane asked for it. */
+  bracketed: boolean;
+  /** Paste even into a pane in a mode. */
+  force: boolean;
+}
+
+/** Pastes text through a private buffer, deleted afterwards whatever happens. */
+export async function pasteText(
+  socket: TmuxSocket,
+  paneId: string,
+  options: PasteOptions,
+): Promise<TypedInput> {
+  const pane = await typable(socket, paneId, options.force);
+  const buffer = privateName("paste");
+  const { cursor } = await captureSince(socket, pane.pane_id, null);
+  const paste = ["paste-buffer", "-d", "-r", "-b", buffer, "-t", pane.pane_id];
+  if (options.bracketed) paste.push("-p");
+  try {
+    await runTmux(socket, ["load-buffer", "-b", buffer, "-", THEN, ...paste], {
+      stdin: options.text,
+    });
+  } finally {
+    await runTmux(socket, ["delete-buffer", "-b", buffer]).catch(() => {});
+  }
+  return { paneId: pane.pane_id, cursor };
+}
+
+async function typable(socket: TmuxSocket, paneId: string, force: boolean): Promise<Pane> {
+  const pane = await getPane(socket, paneId);
+  if (pane.pane_in_mode && !force) {
+    throw new TmuxError(
+      "pane_in_mode",
+      `pane ${pane.pane_id} is in ${pane.pane_mode || "a mode"}; pass force: true to type anyway`,
+    );
+  }
+  return pane;
+}

@@ -1,0 +1,24 @@
+/**
+ * The names this server gives things in tmux (options, channels, buffers, nonces): one prefix, one
+ * nonce size, so every process can tell its own kind apart and reconcile what another left.
+ *
+ * @module
+ */
+
+import { randomHex } from "../hex.ts";
+
+/** What every name this server gives things in tmux starts with. */
+export const NAME_PREFIX = "tmux_mcp_";
+
+/** Random bytes in a nonce (16 hex digits). */
+export const NONCE_BYTES = 8;
+
+/** A fresh nonce: {@linkcode NONCE_BYTES} random bytes as hex. */
+export function newNonce(): string {
+  return randomHex(NONCE_BYTES);
+}
+
+/** A fresh private name of one kind, like `tmux_mcp_paste_<nonce>`. */
+export function privateName(kind: string): string {
+  return `${NAME_PREFIX}${kind}_${newNonce()}`;
+}

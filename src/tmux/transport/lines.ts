@@ -1,0 +1,39 @@
+/**
+ * Newline-delimited records from a child's standard output, as bytes: a line is handed on only
+ * once whole, however the pipe split it.
+ *
+ * @module
+ */
+
+const NEWLINE = 0x0a;
+
+/** Yields each complete line of a byte stream (without its newline); an unfinished tail is dropped. */
+export async function* readLines(
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  let pending = new Uint8Array(0);
+  for await (const chunk of stream) {
+    let data = chunk;
+    if (pending.length > 0) {
+      data = new Uint8Array(pending.length + chunk.length);
+      data.set(pending);
+      data.set(chunk, pending.length);
+    }
+    let from = 0;
+    for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, from)) {
+      yield data.subarray(from, end);
+      from = end + 1;
+    }
+    pending = data.slice(from);
+  }
+}
+
+/** Sends SIGTERM to a child that may already have exited, then waits until it is reaped. */
+export async function terminate(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch {
+    // Already gone.
+  }
+  await child.status;
+}

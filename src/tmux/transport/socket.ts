@@ -1,0 +1,25 @@
+/**
+ * A tmux server as the layers above address it: its socket name, and the long-lived clients its
+ * owner (a `TmuxClient`) keeps for it.
+ *
+ * @module
+ */
+
+import type { ControlPool } from "./control.ts";
+import type { WatcherPool } from "./watch.ts";
+
+/** Which tmux server to talk to, and through whose control clients and watchers. */
+export interface TmuxSocket {
+  /** The `-L` socket name; null means tmux's own default (or `$TMUX`). */
+  readonly socketName: string | null;
+  /**
+   * The owner's control clients; null: every command spawns its own tmux.
+   * @ignore
+   */
+  readonly controls: ControlPool | null;
+  /**
+   * The owner's output watchers.
+   * @ignore
+   */
+  readonly watchers: WatcherPool;
+}

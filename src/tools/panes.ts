@@ -1,0 +1,233 @@
+/**
+ * Tools that act on panes as objects: list, describe, split, select, resize, swap, title,
+ * clear, restart, kill. Reading and typing are in read.ts and input.ts.
+ *
+ * @module
+ */
+
+import { z } from "../deps.ts";
+import {
+  clearPane,
+  getPane,
+  kill,
+  listPanes,
+  PANE_FIELDS,
+  resizePane,
+  respawnPane,
+  selectPane,
+  setPaneTitle,
+  splitWindow,
+  swapPanes,
+} from "../tmux/mod.ts";
+import { type AnyToolSpec, defineTool } from "./define.ts";
+import {
+  commandSchema,
+  createdOutput,
+  directorySchema,
+  killedOutput,
+  objectSchema,
+  okOutput,
+  paneIdOutput,
+  paneIdSchema,
+  paneSpecShape,
+  sessionSpecShape,
+  sizeSchema,
+  socketNameSchema,
+} from "./schemas.ts";
+
+const paneSchema = objectSchema(PANE_FIELDS);
+const paneShape = { pane_id: paneIdSchema, socket_name: socketNameSchema };
+
+/** The pane tools. */
+export const PANE_TOOLS: AnyToolSpec[] = [
+  defineTool({
+    name: "list_panes",
+    target: "session",
+    tier: "readonly",
+    title: "List panes",
+    description: "Lists panes, of one window (window_id), one session, or all.",
+    input: {
+      ...sessionSpecShape,
+      window_id: z.string().nullable().optional().describe("only this window's panes, like @2"),
+    },
+    output: {
+      panes: z.array(paneSchema).describe("the panes, with their fields (pane_id for other tools)"),
+    },
+    async run(args, { socket, target }) {
+      return { panes: await listPanes(socket, { sessionId: target, windowId: args.window_id }) };
+    },
+  }),
+  defineTool({
+    name: "get_pane_info",
+    target: "pane",
+    tier: "readonly",
+    title: "Describe a pane",
+    description: "One pane: command, path, size, cursor, mode, history.",
+    input: paneSpecShape,
+    output: { pane: paneSchema.describe("the pane's fields") },
+    async run(_args, { socket, target }) {
+      return { pane: await getPane(socket, target) };
+    },
+  }),
+  defineTool({
+    name: "split_window",
+    target: "pane",
+    tier: "mutating",
+    title: "Split a pane",
+    description: "Splits a pane; the new pane goes right, left, below (down) or above (up) " +
+      "and runs a shell or `command`.",
+    input: {
+      ...paneSpecShape,
+      direction: z.enum(["right", "left", "down", "up"]).default("down").describe(
+        "where the new pane goes",
+      ),
+      size: z.union([sizeSchema, z.string().regex(/^\d{1,2}%$/)]).nullable().optional()
+        .describe("the new pane's size: cells, or a percentage like '30%' (default: half)"),
+      start_directory: directorySchema,
+      command: commandSchema,
+      select: z.boolean().default(false).describe("make the new pane the active one"),
+    },
+    output: createdOutput,
+    openWorld: true,
+    destructive: true,
+    async run(args, { socket, target }) {
+      return await splitWindow(socket, target, {
+        direction: args.direction,
+        size: args.size,
+        directory: args.start_directory,
+        command: args.command,
+        select: args.select,
+      });
+    },
+  }),
+  defineTool({
+    name: "select_pane",
+    target: "pane_id",
+    tier: "mutating",
+    title: "Select a pane",
+    description: "Makes a pane its window's active pane.",
+    input: paneShape,
+    output: okOutput,
+    async run(_args, { socket, target }) {
+      await selectPane(socket, target);
+      return { ok: true as const };
+    },
+  }),
+  defineTool({
+    name: "resize_pane",
+    target: "pane_id",
+    tier: "mutating",
+    title: "Resize a pane",
+    description: "Sets a pane's width and/or height in cells, or toggles zoom.",
+    input: {
+      ...paneShape,
+      width: sizeSchema.nullable().optional().describe("columns"),
+      height: sizeSchema.nullable().optional().describe("rows"),
+      zoom: z.boolean().default(false).describe("toggle zoom instead of resizing"),
+    },
+    output: {
+      pane_id: paneIdOutput,
+      width: z.number().int().describe("columns now"),
+      height: z.number().int().describe("rows now"),
+    },
+    async run(args, { socket, target }) {
+      const pane = await resizePane(socket, target, args);
+      return { pane_id: pane.pane_id, width: pane.pane_width, height: pane.pane_height };
+    },
+  }),
+  defineTool({
+    name: "swap_pane",
+    target: "none",
+    tier: "mutating",
+    title: "Swap two panes",
+    description: "Swaps the positions of two panes.",
+    input: {
+      source_pane_id: paneIdSchema,
+      target_pane_id: paneIdSchema,
+      socket_name: socketNameSchema,
+    },
+    output: okOutput,
+    async run(args, { socket }) {
+      await swapPanes(socket, { source: args.source_pane_id, target: args.target_pane_id });
+      return { ok: true as const };
+    },
+  }),
+  defineTool({
+    name: "set_pane_title",
+    target: "pane_id",
+    tier: "mutating",
+    title: "Set a pane's title",
+    description: "Sets a pane's title (shown by pane-border-status).",
+    input: {
+      ...paneShape,
+      title: z.string().max(200).refine((s) => !/\p{Cc}/u.test(s), {
+        message: "titles may not contain control characters",
+      }).describe("the title, stored exactly as given (no control characters, no '#[')"),
+    },
+    output: { pane_id: paneIdOutput, title: z.string().describe("the title as stored") },
+    async run(args, { socket, target }) {
+      return { pane_id: target, title: await setPaneTitle(socket, target, args.title) };
+    },
+  }),
+  defineTool({
+    name: "clear_pane",
+    target: "pane_id",
+    tier: "destructive",
+    title: "Clear a pane",
+    description: "Resets a pane's screen and, unless history: false, deletes its scrollback.",
+    input: {
+      ...paneShape,
+      history: z.boolean().default(true).describe("delete the scrollback too"),
+    },
+    output: { pane_id: paneIdOutput },
+    async run(args, { socket, target }) {
+      await clearPane(socket, target, { history: args.history });
+      return { pane_id: target };
+    },
+  }),
+  defineTool({
+    name: "respawn_pane",
+    target: "pane_id",
+    tier: "destructive",
+    title: "Restart a pane's program",
+    description: "Starts a pane's program (or `command`) again. A live pane needs kill: true, " +
+      "which ends what runs in it.",
+    input: {
+      ...paneShape,
+      command: z.string().min(1).max(10000).nullable().optional().describe(
+        "program to start (default: the pane's own start command)",
+      ),
+      start_directory: z.string().min(1).max(4096).nullable().optional().describe(
+        "working directory (default: the pane's)",
+      ),
+      kill: z.boolean().default(false).describe("restart a live pane, ending what runs in it"),
+    },
+    output: {
+      pane_id: paneIdOutput,
+      pane_pid: z.number().int().describe("the new program's process id"),
+    },
+    openWorld: true,
+    async run(args, { socket, target, context }) {
+      const pid = await respawnPane(socket, target, {
+        kill: args.kill,
+        directory: args.start_directory,
+        command: args.command,
+        protect: context.config.ownPane,
+      });
+      return { pane_id: target, pane_pid: pid };
+    },
+  }),
+  defineTool({
+    name: "kill_pane",
+    target: "pane_id",
+    tier: "destructive",
+    title: "Kill a pane",
+    description: "Kills a pane by exact id (%N).",
+    input: paneShape,
+    output: killedOutput,
+    async run(_args, { socket, target, context }) {
+      await kill(socket, { kind: "pane_id", id: target }, { protect: context.config.ownPane });
+      return { killed: target };
+    },
+  }),
+];
