@@ -6,12 +6,7 @@
 
 import { McpServer, type Transport } from "./deps.ts";
 import { createTmuxClient, TmuxError, tmuxVersion } from "./tmux/mod.ts";
-import {
-  allowedToolNames,
-  registerTools,
-  type ServerConfig,
-  type ToolContext,
-} from "./tools/mod.ts";
+import { offeredTools, registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
 import { rejectUnknownTools } from "./tool_guard.ts";
 import { SERVER_INFO } from "./version.ts";
 
@@ -19,7 +14,11 @@ export type { ServerConfig, ToolContext } from "./tools/mod.ts";
 
 /** Makes the state shared by every MCP session of one process. */
 export function createToolContext(config: ServerConfig): ToolContext {
-  return { config, tmux: createTmuxClient({ control: config.control }) };
+  return {
+    config,
+    tmux: createTmuxClient({ control: config.control }),
+    offered: offeredTools(config.policy),
+  };
 }
 
 /**
@@ -36,7 +35,7 @@ export async function connectServer(
       "status and output.",
   });
   registerTools(server, context);
-  await server.connect(rejectUnknownTools(transport, allowedToolNames(context)));
+  await server.connect(rejectUnknownTools(transport, context.offered));
   return server;
 }
 

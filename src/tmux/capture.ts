@@ -11,11 +11,11 @@ import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 import { cellWidth, splitCapture } from "./output.ts";
 import {
-  historyTrim,
   type PanePosition,
   parsePosition,
   POSITION_FIELDS,
   queryPosition,
+  trimmedRows,
 } from "./position.ts";
 
 /** Options for {@linkcode capturePane}. */
@@ -162,8 +162,6 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
 const MARGIN_ROWS = 8;
 /** How often a poll is read again with a wider margin because output outran it. */
 const OUTRUN_MAX = 5;
-/** How many counts of history trims are tried before all history is searched. */
-const TRIM_GUESSES = 3;
 
 /** A block from absolute row `top` (as `guess` counts rows) on, read again if output outran it. */
 async function readFrom(
@@ -240,12 +238,10 @@ export async function captureSince(
       alternate_on: block.pos.alternate,
     };
   }
-  const trim = historyTrim(guess.limit);
-  const fewest = Math.max(0, Math.ceil((state.history - guess.history) / trim));
-  for (let trims = fewest; trims < fewest + TRIM_GUESSES && state.pid === guess.pid; trims++) {
-    // The first row wanted: the first of the remembered tail.
-    const wanted = (state.n === 0 ? state.row : state.tailRow) - trims * trim;
-    if (wanted < 0) break;
+  // The first row wanted: the first of the remembered tail.
+  const first = state.n === 0 ? state.row : state.tailRow;
+  for (const { trims, row: wanted } of trimmedRows(first, state.history, guess)) {
+    if (state.pid !== guess.pid) break;
     const block = await readFrom(socket, paneId, guess, wanted);
     guess = block.pos;
     if (block.first > wanted || block.pos.pid !== state.pid) break;

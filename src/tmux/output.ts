@@ -49,13 +49,8 @@ function findTyped(lines: readonly string[], typedLine: string, channel: string)
   for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX) && end === null; from--) {
     end = typedEnd(lines, from, typed);
   }
-  if (end === null) {
-    const last = Math.min(lines.length - 1, first + TYPED_ROWS_MAX);
-    for (let i = last; i >= first; i--) {
-      if (lines[i].includes("; exit $s)")) return { next: i + 1, glued: "" };
-    }
-    return { next: first + 1, glued: "" };
-  }
+  // Not matched as typed (the line editor redrew it): the channel's row ends it.
+  if (end === null) return { next: first + 1, glued: "" };
   if (end.glued !== "") return end;
   return typedEnd(lines, end.next, typed) ?? end;
 }

@@ -58,3 +58,26 @@ export async function queryPosition(socket: TmuxSocket, paneId: string): Promise
 export function historyTrim(limit: number): number {
   return Math.max(1, Math.floor(limit / 10));
 }
+
+/** How many counts of history trims are tried before all history is searched. */
+const TRIM_GUESSES = 3;
+
+/**
+ * Where an absolute row (counted from the top of history) noted when history held `historyThen`
+ * rows may be now: tmux drops a tenth of history-limit each time history fills up, so the row is
+ * where it was less some number of such trims. The fewest that fit come first, a few of them;
+ * rows above the top of history are not offered.
+ */
+export function* trimmedRows(
+  row: number,
+  historyThen: number,
+  now: { history: number; limit: number },
+): Generator<{ trims: number; row: number }, void, undefined> {
+  const trim = historyTrim(now.limit);
+  const fewest = Math.max(0, Math.ceil((historyThen - now.history) / trim));
+  for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {
+    const at = row - trims * trim;
+    if (at < 0) return;
+    yield { trims, row: at };
+  }
+}

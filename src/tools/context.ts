@@ -30,6 +30,8 @@ export interface ToolContext {
   config: ServerConfig;
   /** The process's one tmux client. */
   tmux: TmuxClient;
+  /** The names of the tools offered: the policy applied once, at start. */
+  offered: ReadonlySet<string>;
 }
 
 /** The socket a call talks to: its own `socket_name`, else the server default. */

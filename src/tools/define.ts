@@ -22,7 +22,7 @@ import {
   type TmuxSocket,
 } from "../tmux/mod.ts";
 import { socketOf, type ToolContext } from "./context.ts";
-import { allowed, type Tier } from "./policy.ts";
+import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { toHex } from "../hex.ts";
 
@@ -190,7 +190,6 @@ function configOf(spec: AnyToolSpec): ToolConfig {
 
 /** Registers a tool (when the policy allows it) with error mapping and structured output. */
 export function registerSpec(server: McpServer, spec: AnyToolSpec, context: ToolContext): void {
-  if (!allowed(spec, context.config.policy)) return;
   server.registerTool(spec.name, configOf(spec), async (
     args: Record<string, unknown>,
     extra: Extra,

@@ -7,7 +7,7 @@
 import type { McpServer } from "../deps.ts";
 import type { ToolContext } from "./context.ts";
 import { type AnyToolSpec, registerSpec } from "./define.ts";
-import { allowed } from "./policy.ts";
+import { allowed, type ToolPolicy } from "./policy.ts";
 import { CHANNEL_TOOLS } from "./channels.ts";
 import { INPUT_TOOLS } from "./input.ts";
 import { OPTION_TOOLS } from "./options.ts";
@@ -34,16 +34,16 @@ export const ALL_TOOLS: AnyToolSpec[] = [
   ...CHANNEL_TOOLS,
 ];
 
-/** The names of the tools the policy allows: the only ones listed and callable. */
-export function allowedToolNames(context: ToolContext): Set<string> {
-  return new Set(
-    ALL_TOOLS.filter((spec) => allowed(spec, context.config.policy)).map((spec) => spec.name),
-  );
+/** The names of the tools a policy offers: the only ones listed and callable. */
+export function offeredTools(policy: ToolPolicy): ReadonlySet<string> {
+  return new Set(ALL_TOOLS.filter((spec) => allowed(spec, policy)).map((spec) => spec.name));
 }
 
-/** Registers every tool the policy allows, the resources and the prompts. */
+/** Registers the offered tools, the resources and the prompts on one server. */
 export function registerTools(server: McpServer, context: ToolContext): void {
-  for (const spec of ALL_TOOLS) registerSpec(server, spec, context);
-  registerResources(server, context, ALL_TOOLS);
+  for (const spec of ALL_TOOLS) {
+    if (context.offered.has(spec.name)) registerSpec(server, spec, context);
+  }
+  registerResources(server, context);
   registerPrompts(server);
 }

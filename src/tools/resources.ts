@@ -14,8 +14,6 @@ import {
   sessionIdByName,
 } from "../tmux/mod.ts";
 import { socketOf, type ToolContext } from "./context.ts";
-import { allowed } from "./policy.ts";
-import type { AnyToolSpec } from "./define.ts";
 
 function json(
   uri: URL,
@@ -35,11 +33,7 @@ function one(value: string | string[]): string {
 }
 
 /** Registers the resources. */
-export function registerResources(
-  server: McpServer,
-  context: ToolContext,
-  tools: AnyToolSpec[],
-): void {
+export function registerResources(server: McpServer, context: ToolContext): void {
   const socket = socketOf(context);
   server.registerResource("capabilities", "tmux://capabilities", {
     title: "What this server offers",
@@ -48,7 +42,7 @@ export function registerResources(
   }, (uri) =>
     json(uri, {
       safety: context.config.policy.tier,
-      tools: tools.filter((t) => allowed(t, context.config.policy)).map((t) => t.name),
+      tools: [...context.offered],
       excluded: context.config.policy.exclude,
       wait_max_seconds: context.config.waitMaxSeconds,
       socket_name: context.config.socketName,

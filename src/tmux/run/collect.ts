@@ -8,7 +8,7 @@ import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { cellsOf, cutAtCursor, outputAfter, splitCapture, truncateTail } from "../output.ts";
-import { historyTrim } from "../position.ts";
+import { trimmedRows } from "../position.ts";
 import type { CallNames } from "./shell.ts";
 import {
   type Anchor,
@@ -63,9 +63,6 @@ async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Prom
   return cutAtCursor(lines, row, rows.cursorX);
 }
 
-/** How many trim counts are tried before the whole history is searched for the typed line. */
-const TRIM_GUESSES = 3;
-
 /**
  * Captures from the anchor to the end position, drops the typed line, and releases the trailer
  * (exactly once, chained to the first capture). Row numbers count from the top of history, which
@@ -89,13 +86,9 @@ export async function collectOutput(options: CollectOptions): Promise<Collected>
     const find = (lines: string[]): string[] | null =>
       outputAfter(lines, options.typed, options.names.channel);
     if (!respawned) {
-      // tmux drops a tenth of history-limit each time history fills up: the anchor row is where
-      // it was, less some number of such trims; the fewest that fit are tried first.
-      const trim = historyTrim(now.limit);
-      const fewest = Math.max(0, Math.ceil((anchor.history - now.history) / trim));
-      for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {
-        const startRow = anchor.history + anchor.y - trims * trim - now.history;
-        if (startRow < -now.history) break;
+      // The anchor row is where it was, less the history trims since (see trimmedRows).
+      for (const { row } of trimmedRows(anchor.history + anchor.y, anchor.history, now)) {
+        const startRow = row - now.history;
         // Output ends above where it started: the screen was cleared (see below).
         if (endRow < startRow) continue;
         const output = find(await capture(startRow, endRow));
