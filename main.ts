@@ -6,7 +6,6 @@
 
 import { configFromFlags } from "./src/config.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
-import { serveHttp } from "./src/http.ts";
 import { urlHost } from "./src/net.ts";
 import { StdioLineTransport } from "./src/stdio.ts";
 import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
@@ -54,6 +53,8 @@ async function main(args: string[]): Promise<number> {
     stopping ??= stopToolContext(context).then(() => stopTransport());
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
   if (start.http) {
+    // Loaded only here: a stdio server never parses the HTTP transport.
+    const { serveHttp } = await import("./src/http.ts");
     let http;
     try {
       http = serveHttp(context, {

@@ -1,19 +1,38 @@
 /**
- * Benchmarks, driven through a real MCP client (stdio) on a private tmux socket. Reports medians
- * and ratios measured in the same run, writes bench-results.json and prints a text table.
+ * Benchmarks, driven through a real MCP client on a private tmux socket, against the server as it
+ * ships (the bundle of scripts/bundle.ts with its V8 flags) unless a figure says otherwise. Each
+ * figure is printed with its target beside it; ratios are measured in the same run. Writes
+ * bench-results.json.
  *
- * Usage: deno task bench [--quick]
+ * Usage: deno task bench [--quick]   (--quick: a fifth of the calls, for a smoke run)
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
+import { Client, StreamableHTTPClientTransport } from "../tests/deps.ts";
 import { type Connection, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
+import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
 const SCALE = values.quick ? 0.2 : 1;
 const n = (count: number): number => Math.max(3, Math.round(count * SCALE));
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const ENTRY = await bundle({ ifStale: true });
+const PERMISSIONS = ["--allow-run=tmux", "--allow-net=127.0.0.1"];
+/** The shipped form: what `deno task start` and the compiled binaries run. */
+const SHIPPED = [
+  Deno.execPath(),
+  "run",
+  "--quiet",
+  `--v8-flags=${SHIPPED_V8_FLAGS}`,
+  ...PERMISSIONS,
+  ENTRY,
+];
+/** The development form, `deno run main.ts` (also what `deno run <URL>/main.ts` loads). */
+const SOURCE = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN];
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -26,66 +45,130 @@ async function time<T>(fn: () => Promise<T>): Promise<number> {
   return performance.now() - t0;
 }
 
-async function runCommand(conn: Connection, paneId: string, command: string) {
-  const result = await conn.client.callTool({
+interface RunOutput {
+  exit_status: number;
+  output: string[];
+  output_truncated_lines: number;
+}
+
+async function runCommand(
+  client: Client,
+  paneId: string,
+  command: string,
+  maxLines: number | null = null,
+): Promise<RunOutput> {
+  const result = await client.callTool({
     name: "run_command",
-    arguments: { command, pane_id: paneId, timeout: 60 },
+    arguments: { command, pane_id: paneId, timeout: 60, max_lines: maxLines },
   });
-  return result.structuredContent as { exit_status: number; output: string[] };
+  return result.structuredContent as unknown as RunOutput;
 }
 
-async function rssKiB(pid: number): Promise<number> {
-  const out = await new Deno.Command("ps", {
-    args: ["-o", "rss=", "-p", String(pid)],
-    stdout: "piped",
-  })
-    .output();
-  return Number(new TextDecoder().decode(out.stdout).trim());
+async function output(program: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(program, { args, stdout: "piped" }).output();
+  return new TextDecoder().decode(out.stdout);
 }
 
-// Deno only lists /proc/<pid>/fd with --allow-all, so ask ls.
+// Deno reads /proc only with --allow-all, so ps, ls and cat answer.
+async function rssMB(pid: number): Promise<number> {
+  return Number((await output("ps", ["-o", "rss=", "-p", String(pid)])).trim()) / 1024;
+}
+
 async function openHandles(pid: number): Promise<number> {
-  const out = await new Deno.Command("ls", { args: [`/proc/${pid}/fd`], stdout: "piped" }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "").length;
-}
-
-/** A PATH directory whose `tmux` logs each start, to count spawns (server and pane alike). */
-async function countingTmux(): Promise<{ dir: string; log: string; count(): number }> {
-  const dir = await Deno.makeTempDir();
-  const log = `${dir}/spawns.log`;
-  const real = new TextDecoder().decode(
-    (await new Deno.Command("sh", { args: ["-c", "command -v tmux"], stdout: "piped" }).output())
-      .stdout,
-  ).trim();
-  await Deno.writeTextFile(log, "");
-  await Deno.writeTextFile(`${dir}/tmux`, `#!/bin/sh\necho x >> '${log}'\nexec '${real}' "$@"\n`);
-  await Deno.chmod(`${dir}/tmux`, 0o755);
-  return { dir, log, count: () => Deno.readTextFileSync(log).split("\n").length - 1 };
+  return (await output("ls", [`/proc/${pid}/fd`])).split("\n").filter((l) => l !== "").length;
 }
 
 /** CPU time the whole machine spent busy so far (user, nice, system, irq, softirq), in ms. */
-// Deno reads /proc/stat only with --allow-all, so ask cat.
 async function machineCpuMs(): Promise<number> {
-  const out = await new Deno.Command("cat", { args: ["/proc/stat"], stdout: "piped" }).output();
-  const fields = new TextDecoder().decode(out.stdout).split("\n")[0].trim().split(/\s+/);
+  const fields = (await output("cat", ["/proc/stat"])).split("\n")[0].trim().split(/\s+/);
   const [user, nice, system, , , irq, softirq] = fields.slice(1).map(Number);
   // /proc/stat counts in clock ticks of 10 ms on Linux.
   return (user + nice + system + irq + softirq) * 10;
 }
 
-const results: Record<string, number | boolean | string> = {};
-const rows: Array<[string, string]> = [];
-function report(key: string, label: string, value: number | boolean, unit = ""): void {
-  results[key] = typeof value === "number" ? Math.round(value * 1000) / 1000 : value;
-  rows.push([label, typeof value === "number" ? `${value.toFixed(2)}${unit}` : String(value)]);
+/** A PATH directory whose `tmux` logs each start, to count spawns (server and pane alike). */
+async function countingTmux(): Promise<{ dir: string; count(): number }> {
+  const dir = await Deno.makeTempDir();
+  const log = `${dir}/spawns.log`;
+  const real = (await output("sh", ["-c", "command -v tmux"])).trim();
+  await Deno.writeTextFile(log, "");
+  await Deno.writeTextFile(`${dir}/tmux`, `#!/bin/sh\necho x >> '${log}'\nexec '${real}' "$@"\n`);
+  await Deno.chmod(`${dir}/tmux`, 0o755);
+  return { dir, count: () => Deno.readTextFileSync(log).split("\n").length - 1 };
 }
 
-const env = Deno.env.toObject();
+const results: Record<string, number | boolean | string | number[]> = {};
+const rows: Array<[string, string, string]> = [];
+
+/** Records a figure; `target` says what it should be and whether this run met it. */
+function report(
+  key: string,
+  label: string,
+  value: number | boolean,
+  options: { unit?: string; target?: { text: string; met: boolean } } = {},
+): void {
+  results[key] = typeof value === "number" ? Math.round(value * 1000) / 1000 : value;
+  const shown = typeof value === "number" ? `${value.toFixed(2)}${options.unit ?? ""}` : `${value}`;
+  const target = options.target
+    ? `${options.target.text}: ${options.target.met ? "met" : "MISSED"}`
+    : "";
+  rows.push([label, shown, target]);
+}
+
+/** Runs `calls` run_commands round-robin over the panes, noting RSS every `every` calls. */
+async function rssCurve(
+  client: Client,
+  options: { pid: number; panes: string[]; calls: number; every: number },
+): Promise<number[]> {
+  const curve: number[] = [];
+  for (let i = 1; i <= options.calls; i++) {
+    await runCommand(client, options.panes[i % options.panes.length], "true");
+    if (i % options.every === 0) curve.push(Math.round(await rssMB(options.pid) * 10) / 10);
+  }
+  return curve;
+}
+
+/** Process start to the first tools/list answered, median of `runs`. */
+async function coldStart(socketName: string, program: string[], runs: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const c = await startServer("stdio", { socketName, program });
+    await c.client.listTools();
+    times.push(performance.now() - t0);
+    await c.close();
+  }
+  return median(times);
+}
+
 const tmuxServer: TestTmux = await startTmux();
 await tmuxServer.run("set-option", "-g", "history-limit", "200000");
-const conn = await startServer("stdio", { socketName: tmuxServer.socketName });
+let conn: Connection | null = null;
 try {
+  // Memory right after start: the first tools/list answered, then a moment to settle.
+  conn = await startServer("stdio", { socketName: tmuxServer.socketName, program: SHIPPED });
+  await conn.client.listTools();
+  await new Promise((r) => setTimeout(r, 500));
+  const startRss = await rssMB(conn.serverPid);
+  report("rss_mb_after_start", "server RSS after start", startRss, {
+    unit: " MB",
+    target: { text: "target <= 55 MB", met: startRss <= 55 },
+  });
+  const source = await startServer("stdio", { socketName: tmuxServer.socketName, program: SOURCE });
+  await source.client.listTools();
+  await new Promise((r) => setTimeout(r, 500));
+  report(
+    "rss_mb_after_start_source",
+    "  the same, source form (deno run main.ts)",
+    await rssMB(
+      source.serverPid,
+    ),
+    { unit: " MB" },
+  );
+  await source.close();
+
   const pane = await tmuxServer.newPane();
+  const client = conn.client;
 
   // The floor: one bare tmux spawn answering a query.
   const spawn: number[] = [];
@@ -93,74 +176,94 @@ try {
     spawn.push(await time(() => tmux(tmuxServer.socketName, "display-message", "-p", "#{pid}")));
   }
   const floor = median(spawn);
-  report("tmux_spawn_ms", "one tmux spawn (floor), median", floor, " ms");
+  report("tmux_spawn_ms", "one tmux spawn (the floor), median", floor, { unit: " ms" });
 
-  for (let i = 0; i < 5; i++) await runCommand(conn, pane, "true");
+  for (let i = 0; i < 5; i++) await runCommand(client, pane, "true");
   const rt: number[] = [];
-  for (let i = 0; i < n(50); i++) rt.push(await time(() => runCommand(conn, pane, "true")));
-  report("run_true_p50_ms", 'run_command("true") p50', median(rt), " ms");
-  report("run_true_vs_spawn", 'run_command("true") / tmux spawn', median(rt) / floor, "x");
-
-  // The same with one tmux process per command (--no-control), for the control client's share.
-  const spawning = await startServer("stdio", {
-    socketName: tmuxServer.socketName,
-    extraArgs: ["--no-control"],
+  for (let i = 0; i < n(100); i++) rt.push(await time(() => runCommand(client, pane, "true")));
+  report("run_true_p50_ms", 'run_command("true") p50', median(rt), { unit: " ms" });
+  report("run_true_vs_spawn", "  over the floor", median(rt) / floor, {
+    unit: "x",
+    target: { text: "target <= 2.5x", met: median(rt) / floor <= 2.5 },
   });
-  try {
-    for (let i = 0; i < 5; i++) await runCommand(spawning, pane, "true");
-    const rtSpawn: number[] = [];
-    for (let i = 0; i < n(50); i++) {
-      rtSpawn.push(await time(() => runCommand(spawning, pane, "true")));
-    }
-    report(
-      "run_true_no_control_p50_ms",
-      'run_command("true") p50, --no-control',
-      median(rtSpawn),
-      " ms",
-    );
-    report(
-      "control_speedup",
-      "  speed-up from the control client",
-      median(rtSpawn) / median(rt),
-      "x",
-    );
-  } finally {
-    await spawning.close();
-  }
 
-  // Throughput: one pane sequentially vs eight panes in parallel.
+  // Throughput: one pane sequentially vs eight panes in parallel, and the CPU that bounds it.
   const panes = [pane];
   for (let i = 0; i < 7; i++) panes.push(await tmuxServer.newPane());
   const per = n(40);
   const cpuBefore = await machineCpuMs();
   const one = await time(async () => {
-    for (let i = 0; i < per; i++) await runCommand(conn, pane, "true");
+    for (let i = 0; i < per; i++) await runCommand(client, pane, "true");
   });
-  // Every process's CPU (server, tmux, shells, this client): what bounds parallel throughput.
   const cpuPerCall = (await machineCpuMs() - cpuBefore) / per;
+  report("cpu_ms_per_call", "machine CPU per run_command (every process)", cpuPerCall, {
+    unit: " ms",
+    target: { text: "target <= 12 ms", met: cpuPerCall <= 12 },
+  });
   const eight = await time(() =>
     Promise.all(panes.map(async (p) => {
-      for (let i = 0; i < per; i++) await runCommand(conn, p, "true");
+      for (let i = 0; i < per; i++) await runCommand(client, p, "true");
     }))
   );
   const scaling = (per * 8 / eight) / (per / one);
-  report("parallel_8_vs_1", "8 panes in parallel vs 1 (throughput)", scaling, "x");
-  report("cpu_ms_per_call", "  machine CPU per run_command (all processes)", cpuPerCall, " ms");
   const cores = navigator.hardwareConcurrency;
-  report(
-    "parallel_cpu_bound_estimate",
-    `  that ratio if CPU-bound on ${cores} cores (cores x wall / CPU)`,
-    cores * (one / per) / cpuPerCall,
-    "x",
-  );
-
-  // Big output.
-  const big = await time(async () => {
-    const out = await runCommand(conn, pane, "seq 1 100000");
-    results.seq_100k_complete = out.output.length === 100000 && out.output[99999] === "100000";
+  // With every core busy, calls finish at cores / CPU-per-call; one pane at 1 / wall time.
+  const bound = cores * (one / per) / cpuPerCall;
+  report("parallel_8_vs_1", "8 panes in parallel vs 1 (throughput)", scaling, { unit: "x" });
+  report("parallel_cpu_bound", `  the CPU bound on ${cores} cores (cores x wall / CPU)`, bound, {
+    unit: "x",
   });
-  report("seq_100k_ms", "run_command(seq 1 100000)", big, " ms");
-  rows.push(["  all 100000 lines back", String(results.seq_100k_complete)]);
+  report("parallel_vs_bound", "  share of that bound reached", scaling / bound, {
+    unit: "",
+    target: { text: "target: near 1", met: scaling / bound >= 0.8 },
+  });
+
+  // Spawns per run_command, counted by a logging tmux on PATH (the pane's trailer included).
+  const counting = await countingTmux();
+  const countServer = await startTmux();
+  const countConn = await startServer("stdio", {
+    socketName: countServer.socketName,
+    program: ["env", `PATH=${counting.dir}:${Deno.env.get("PATH") ?? ""}`, ...SHIPPED],
+  });
+  try {
+    const countPane = await countServer.newPane(
+      `env PATH=${counting.dir}:${Deno.env.get("PATH") ?? ""} PS1='$ ' bash --norc --noprofile`,
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await runCommand(countConn.client, countPane, "true");
+    const before = counting.count();
+    const calls = n(20);
+    for (let i = 0; i < calls; i++) await runCommand(countConn.client, countPane, "true");
+    report("spawns_per_run", "tmux spawns per run_command", (counting.count() - before) / calls);
+  } finally {
+    await countConn.close();
+    await countServer.close();
+    await Deno.remove(counting.dir, { recursive: true });
+  }
+
+  // Big outputs.
+  let complete = false;
+  const seq = await time(async () => {
+    const out = await runCommand(client, pane, "seq 1 100000");
+    complete = out.output.length === 100000 && out.output[99999] === "100000";
+  });
+  report("seq_100k_ms", "run_command(seq 1 100000), every line back", seq, {
+    unit: " ms",
+    target: { text: "target < 300 ms", met: seq < 300 && complete },
+  });
+  results.seq_100k_complete = complete;
+  let accounted = false;
+  const yes = await time(async () => {
+    const out = await runCommand(client, pane, "yes | head -n 1000000", 1000);
+    accounted = out.output.length + out.output_truncated_lines === 1_000_000 &&
+      out.output.every((line) => line === "y");
+  });
+  report("yes_1m_ms", "run_command(1,000,000 lines of yes), max_lines 1000", yes, {
+    unit: " ms",
+    target: { text: "target < 3000 ms, every line counted", met: yes < 3000 && accounted },
+  });
+  results.yes_1m_accounted = accounted;
+  report("rss_mb_after_yes", "  server RSS after it", await rssMB(conn.serverPid), { unit: " MB" });
 
   // wait_for_text: from the moment the line is printed to the moment the call returns.
   const lat: number[] = [];
@@ -173,79 +276,112 @@ try {
       "sleep 0.3; echo MARK $(date +%s%N)",
       "Enter",
     );
-    const r = await conn.client.callTool({
+    const r = await client.callTool({
       name: "wait_for_text",
       arguments: { pane_id: pane, patterns: ["MARK \\d+"], regex: true, timeout: 10 },
     });
     const line = String((r.structuredContent as { line: string }).line);
-    const printed = Number(line.split(" ")[1]) / 1e6;
-    lat.push(Date.now() - printed);
+    lat.push(Date.now() - Number(line.split(" ")[1]) / 1e6);
   }
-  report("wait_for_text_latency_ms", "wait_for_text print-to-return, median", median(lat), " ms");
-
-  // Memory and handles over 1000 calls.
-  const pid = conn.serverPid;
-  const fdBefore = await openHandles(pid);
-  for (let i = 0; i < n(1000); i++) await runCommand(conn, panes[i % panes.length], "true");
-  report(
-    "rss_mb_after_calls",
-    `server RSS after ${n(1000)} calls`,
-    (await rssKiB(pid)) / 1024,
-    " MB",
-  );
-  report("fd_growth", "open handles growth over those calls", (await openHandles(pid)) - fdBefore);
-
-  // Spawns per run_command, counted by a logging tmux on PATH (the pane's trailer included).
-  const counting = await countingTmux();
-  const countServer = await startTmux();
-  const countConn = await startServer("stdio", {
-    socketName: countServer.socketName,
-    program: [
-      "env",
-      `PATH=${counting.dir}:${env.PATH ?? ""}`,
-      Deno.execPath(),
-      "run",
-      "--quiet",
-      "--allow-run=tmux",
-      new URL("../main.ts", import.meta.url).pathname,
-    ],
+  report("wait_for_text_latency_ms", "wait_for_text print-to-return, median", median(lat), {
+    unit: " ms",
   });
+
+  // Memory over 10,000 calls (stdio), sampled every 1,000.
+  const calls = n(10000);
+  const every = calls / 10;
+  const fdBefore = await openHandles(conn.serverPid);
+  const curve = await rssCurve(client, { pid: conn.serverPid, panes, calls, every });
+  results.rss_curve_stdio_mb = curve;
+  rows.push([`server RSS every ${every} calls (stdio)`, curve.join(" "), ""]);
+  report("rss_mb_after_10k", `server RSS after ${calls} calls`, curve.at(-1) ?? 0, {
+    unit: " MB",
+    target: { text: "target <= 100 MB", met: (curve.at(-1) ?? 0) <= 100 },
+  });
+  const growth = (curve.at(-1) ?? 0) - (curve[Math.floor(curve.length / 2) - 1] ?? 0);
+  report("rss_growth_second_half_mb", "  growth over the second half", growth, {
+    unit: " MB",
+    target: { text: "target: flat (< 10 MB)", met: growth < 10 },
+  });
+  report("fd_growth", "  open handles growth", (await openHandles(conn.serverPid)) - fdBefore, {
+    target: { text: "target 0", met: (await openHandles(conn.serverPid)) === fdBefore },
+  });
+  await conn.close();
+  conn = null;
+
+  // The same over Streamable HTTP: 200 sessions opened and closed, the calls spread over them.
+  const http = await startServer("http", { socketName: tmuxServer.socketName, program: SHIPPED });
   try {
-    const countPane = await countServer.newPane(
-      `env PATH=${counting.dir}:${env.PATH ?? ""} PS1='$ ' bash --norc --noprofile`,
-    );
-    await new Promise((r) => setTimeout(r, 300));
-    await runCommand(countConn, countPane, "true");
-    const before = counting.count();
-    const calls = n(20);
-    for (let i = 0; i < calls; i++) await runCommand(countConn, countPane, "true");
+    await http.client.listTools();
+    await new Promise((r) => setTimeout(r, 500));
+    const httpStart = await rssMB(http.serverPid);
+    report("http_rss_mb_after_start", "HTTP server RSS after start", httpStart, {
+      unit: " MB",
+      target: { text: "target <= 55 MB", met: httpStart <= 55 },
+    });
+    const sessions = 200;
+    const perSession = Math.max(1, Math.round(calls / sessions));
+    const httpCurve: number[] = [];
+    for (let s = 1; s <= sessions; s++) {
+      const session = new Client({ name: "bench", version: "0" });
+      const transport = new StreamableHTTPClientTransport(new URL(http.url ?? ""));
+      await session.connect(transport);
+      for (let i = 0; i < perSession; i++) {
+        await runCommand(session, panes[(s + i) % panes.length], "true");
+      }
+      await transport.terminateSession();
+      await session.close();
+      if ((s * perSession) % every === 0) httpCurve.push(Math.round(await rssMB(http.serverPid)));
+    }
+    results.rss_curve_http_mb = httpCurve;
+    rows.push([`HTTP server RSS every ${every} calls`, httpCurve.join(" "), ""]);
+    const httpEnd = httpCurve.at(-1) ?? 0;
     report(
-      "spawns_per_run",
-      "tmux spawns per run_command (wait-for and trailer included)",
-      (counting.count() - before) / calls,
+      "http_rss_mb_after_200_sessions",
+      `  after ${sessions} sessions, ${calls} calls`,
+      httpEnd,
+      {
+        unit: " MB",
+        target: { text: "target <= 100 MB", met: httpEnd <= 100 },
+      },
     );
   } finally {
-    await countConn.close();
-    await countServer.close();
-    await Deno.remove(counting.dir, { recursive: true });
+    await http.close();
   }
 
   // Cold start: process start to the first tools/list answer.
-  const cold: number[] = [];
-  for (let i = 0; i < n(5); i++) {
-    const t0 = performance.now();
-    const c = await startServer("stdio", { socketName: tmuxServer.socketName });
-    await c.client.listTools();
-    cold.push(performance.now() - t0);
-    await c.close();
+  const shippedCold = await coldStart(tmuxServer.socketName, SHIPPED, n(10));
+  report("cold_start_ms", "cold start to first tools/list (shipped bundle)", shippedCold, {
+    unit: " ms",
+    target: { text: "target <= 150 ms", met: shippedCold <= 150 },
+  });
+  const binary = Deno.env.get("TMUX_MCP_BINARY");
+  if (binary) {
+    const binaryCold = await coldStart(tmuxServer.socketName, [binary], n(10));
+    report("cold_start_binary_ms", "  the same, compiled binary", binaryCold, {
+      unit: " ms",
+      target: { text: "target <= 150 ms", met: binaryCold <= 150 },
+    });
+  } else {
+    rows.push(["  compiled binary", "not measured (set TMUX_MCP_BINARY)", ""]);
   }
-  report("cold_start_ms", "cold start to first tools/list", median(cold), " ms");
+  report(
+    "cold_start_source_ms",
+    "  the same, source form (development)",
+    await coldStart(tmuxServer.socketName, SOURCE, n(10)),
+    { unit: " ms" },
+  );
 } finally {
-  await conn.close();
+  await conn?.close();
   await tmuxServer.close();
 }
 
 const width = Math.max(...rows.map(([label]) => label.length));
-console.log(rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join("\n"));
+const valueWidth = Math.max(...rows.map(([, value]) => value.length));
+console.log(
+  rows.map(([label, value, target]) =>
+    `${label.padEnd(width)}  ${value.padEnd(valueWidth)}  ${target}`.trimEnd()
+  ).join("\n"),
+);
 await Deno.writeTextFile("bench-results.json", JSON.stringify(results, null, 2) + "\n");
 console.log("\nwritten: bench-results.json");

@@ -11,7 +11,11 @@
  * @module
  */
 
-import { type McpServer, WebStandardStreamableHTTPServerTransport } from "./deps.ts";
+import {
+  loadHttpTransport,
+  type McpServer,
+  type WebStandardStreamableHTTPServerTransport,
+} from "./deps.ts";
 import { serveHttp1 } from "./http_server.ts";
 import { isLoopback, LOOPBACK_NAMES, urlHost } from "./net.ts";
 import { connectServer, type ToolContext } from "./server.ts";
@@ -183,6 +187,7 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
 
   async function newSession(req: Request): Promise<Response> {
     let sessionId: string | null = null;
+    const { WebStandardStreamableHTTPServerTransport } = await loadHttpTransport();
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({
         maxRequestBodySize: maxBody,

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { McpServer, type Transport } from "./deps.ts";
+import { type JsonSchemaValidatorProvider, McpServer, type Transport } from "./deps.ts";
 import { createTmuxClient, TmuxError, tmuxVersion } from "./tmux/mod.ts";
 import { offeredTools, registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
 import { rejectUnknownTools } from "./tool_guard.ts";
@@ -22,6 +22,16 @@ export function createToolContext(config: ServerConfig): ToolContext {
 }
 
 /**
+ * The SDK validates elicitation answers with a JSON Schema validator it builds (Ajv, about a
+ * megabyte) for every server, one per session. This server never elicits, so it gets none.
+ */
+const NO_ELICITATION: JsonSchemaValidatorProvider = {
+  getValidator() {
+    return () => ({ valid: false, data: undefined, errorMessage: "this server does not elicit" });
+  },
+};
+
+/**
  * Makes one MCP server (one per session) over a shared context and connects it to a transport,
  * which answers calls to tools the policy does not offer with a JSON-RPC error.
  */
@@ -33,6 +43,7 @@ export async function connectServer(
     capabilities: { logging: {} },
     instructions: "Drive tmux: run_command runs a shell command in a pane and returns its exit " +
       "status and output.",
+    jsonSchemaValidator: NO_ELICITATION,
   });
   registerTools(server, context);
   await server.connect(rejectUnknownTools(transport, context.offered));

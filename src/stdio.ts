@@ -8,6 +8,7 @@
  */
 
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./deps.ts";
+import { type ChunkReader, chunkReader } from "./streams.ts";
 
 /** Options for {@linkcode StdioLineTransport}. */
 export interface StdioLineOptions {
@@ -35,7 +36,7 @@ export class StdioLineTransport implements Transport {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #max: number;
   #closed = false;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  #reader: ChunkReader | null = null;
 
   constructor(options: StdioLineOptions = {}) {
     this.#input = options.input ?? Deno.stdin.readable;
@@ -50,14 +51,14 @@ export class StdioLineTransport implements Transport {
   }
 
   async #read(): Promise<void> {
-    this.#reader = this.#input.getReader();
+    this.#reader = chunkReader(this.#input);
     const decoder = new TextDecoder();
     let parts: Uint8Array[] = [];
     let size = 0;
     let skipping = false;
     while (!this.#closed) {
-      const { value, done } = await this.#reader.read();
-      if (done) break;
+      const value = await this.#reader.read();
+      if (value === null) break;
       let from = 0;
       while (from < value.length) {
         const newline = value.indexOf(NEWLINE, from);
@@ -68,7 +69,7 @@ export class StdioLineTransport implements Transport {
             skipping = true;
             parts = [];
           } else {
-            // The unfinished tail is copied: the reader may hand the chunk's memory on.
+            // The unfinished tail is copied: the reader reuses the chunk's memory.
             parts.push(newline < 0 ? value.slice(from, end) : value.subarray(from, end));
           }
         }
@@ -119,7 +120,7 @@ export class StdioLineTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#reader?.cancel().catch(() => {});
+    await this.#reader?.cancel();
     this.onclose?.();
   }
 }

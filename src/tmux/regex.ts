@@ -7,7 +7,7 @@
  * @module
  */
 
-import { RE2JS } from "../deps.ts";
+import { loadRe2, type RE2JS } from "../deps.ts";
 import { TmuxError } from "./errors.ts";
 
 /** A compiled caller pattern. */
@@ -20,16 +20,17 @@ export interface LinePattern {
 const PATTERN_MAX = 1000;
 
 /** Compiles a caller's regular expression; a bad or unsupported one is an invalid_argument. */
-export function compileUserRegex(
+export async function compileUserRegex(
   source: string,
   options: { caseSensitive: boolean },
-): LinePattern {
+): Promise<LinePattern> {
   if (source.length > PATTERN_MAX) {
     throw new TmuxError("invalid_argument", `regular expressions are at most ${PATTERN_MAX} long`);
   }
+  const { RE2JS: RE2 } = await loadRe2();
   let re: RE2JS;
   try {
-    re = RE2JS.compile(source, options.caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+    re = RE2.compile(source, options.caseSensitive ? 0 : RE2.CASE_INSENSITIVE);
   } catch (error) {
     throw new TmuxError(
       "invalid_argument",

@@ -50,7 +50,7 @@ export async function searchPanes(
   pattern: string,
   options: SearchOptions,
 ): Promise<SearchResult> {
-  const [test] = compilePatterns([pattern], options);
+  const [test] = await compilePatterns([pattern], options);
   const panes = await listPanes(socket, options);
   const matches: SearchMatch[] = [];
   for (const pane of panes) {

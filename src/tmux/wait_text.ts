@@ -50,13 +50,13 @@ export interface WaitTextResult {
 }
 
 /** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
-export function compilePatterns(
+export async function compilePatterns(
   patterns: string[],
   options: { regex: boolean; caseSensitive: boolean },
-): Array<{ source: string; test: (line: string) => boolean }> {
-  return patterns.map((source) => {
+): Promise<Array<{ source: string; test: (line: string) => boolean }>> {
+  return await Promise.all(patterns.map(async (source) => {
     if (options.regex) {
-      const re = compileUserRegex(source, options);
+      const re = await compileUserRegex(source, options);
       return { source, test: (line: string) => re.test(line) };
     }
     const needle = options.caseSensitive ? source : source.toLowerCase();
@@ -64,7 +64,7 @@ export function compilePatterns(
       source,
       test: (line: string) => (options.caseSensitive ? line : line.toLowerCase()).includes(needle),
     };
-  });
+  }));
 }
 
 /** Wakes a paused wait; a wake that comes while not paused is kept for the next pause. */
@@ -109,8 +109,8 @@ export async function waitForText(
 ): Promise<WaitTextResult> {
   const started = Date.now();
   const flags = { regex: options.regex, caseSensitive: options.caseSensitive };
-  const wanted = compilePatterns(options.patterns, flags);
-  const stops = compilePatterns(options.stopPatterns, flags);
+  const wanted = await compilePatterns(options.patterns, flags);
+  const stops = await compilePatterns(options.stopPatterns, flags);
   let missed = false;
   const end = (
     outcome: WaitTextResult["outcome"],

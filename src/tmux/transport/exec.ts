@@ -6,6 +6,7 @@
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
 import { terminate } from "./lines.ts";
+import { readAllText } from "../../streams.ts";
 
 /** Which tmux server to talk to. */
 export interface SocketAddress {
@@ -113,9 +114,9 @@ export function spawnTmux(socket: SocketAddress, args: readonly string[]): TmuxC
     throw spawnError(error);
   }
   let exited = false;
-  const done = child.output().then((output) => {
+  const done = Promise.all([child.status, readAllText(child.stderr)]).then(([status, stderr]) => {
     exited = true;
-    return { success: output.success, stderr: decoder.decode(output.stderr) };
+    return { success: status.success, stderr };
   });
   return {
     done,

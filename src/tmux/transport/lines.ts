@@ -5,14 +5,20 @@
  * @module
  */
 
+import { chunkReader } from "../../streams.ts";
+
 const NEWLINE = 0x0a;
 
-/** Yields each complete line of a byte stream (without its newline); an unfinished tail is dropped. */
+/**
+ * Yields each complete line of a byte stream (without its newline); an unfinished tail is
+ * dropped. A line is valid only until the next one is asked for (the read buffer is reused).
+ */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
 ): AsyncGenerator<Uint8Array, void, undefined> {
+  const reader = chunkReader(stream);
   let pending = new Uint8Array(0);
-  for await (const chunk of stream) {
+  for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
     let data = chunk;
     if (pending.length > 0) {
       data = new Uint8Array(pending.length + chunk.length);

@@ -54,6 +54,7 @@ export function createWatcherPool(): WatcherPool {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const BACKSLASH = 0x5c;
 const OUTPUT_PREFIX = encoder.encode("%output %");
 
@@ -111,7 +112,7 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (startsWith(line, OUTPUT_PREFIX)) {
     const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
     if (space < 0) return;
-    const pane = new TextDecoder().decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
+    const pane = decoder.decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
     const on = lastIndexOf(line, BRACKET_ON);
     const off = lastIndexOf(line, BRACKET_OFF);
     if (on !== off) watcher.lineEditor.set(pane, on > off);
@@ -121,7 +122,7 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
     for (const listener of listeners) listener(bytes);
     return;
   }
-  if (watcher.awaited.size > 0) watcher.awaited.get(new TextDecoder().decode(line))?.();
+  if (watcher.awaited.size > 0) watcher.awaited.get(decoder.decode(line))?.();
 }
 
 function start(socket: WatchedSocket, sessionId: string, key: string): Watcher | null {

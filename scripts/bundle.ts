@@ -1,0 +1,84 @@
+/**
+ * Builds the shipped form of the server: main.ts and everything it imports bundled into one
+ * minified module (dist/js/main.js), with the HTTP transport and the regular-expression engine
+ * split into chunks loaded only when used. `deno task start` and the compiled binaries run it;
+ * `deno run main.ts` stays the development form. Measured here: the bundle starts in about two
+ * thirds of the source form's time and holds about a fifth less memory (see README, Performance).
+ *
+ * Usage: deno task bundle [--if-stale]
+ *   --if-stale  build only when main.ts, src/, deno.json or deno.lock changed since the last build
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+/** Where the bundle goes. */
+export const BUNDLE_DIR = `${ROOT}dist/js`;
+
+/** The module to run. */
+export const BUNDLE_ENTRY = `${BUNDLE_DIR}/main.js`;
+
+/**
+ * V8 flags the shipped forms run with: a young generation of at most 1 MB, which keeps the heap
+ * from growing in steps of semi-spaces between collections (measured: a fifth less RSS after
+ * start and after 10,000 calls, latency unchanged within noise).
+ */
+export const SHIPPED_V8_FLAGS = "--max-semi-space-size=1";
+
+async function newestInput(): Promise<number> {
+  let newest = 0;
+  async function visit(path: string): Promise<void> {
+    const info = await Deno.stat(path);
+    if (info.isDirectory) {
+      for await (const entry of Deno.readDir(path)) await visit(`${path}/${entry.name}`);
+    } else {
+      newest = Math.max(newest, info.mtime?.getTime() ?? Infinity);
+    }
+  }
+  for (const input of ["main.ts", "src", "deno.json", "deno.lock"]) await visit(`${ROOT}${input}`);
+  return newest;
+}
+
+async function builtAt(): Promise<number> {
+  try {
+    return (await Deno.stat(BUNDLE_ENTRY)).mtime?.getTime() ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Builds the bundle (only when stale, with `ifStale`); returns the entry module's path. */
+export async function bundle(options: { ifStale?: boolean } = {}): Promise<string> {
+  if (options.ifStale && await builtAt() > await newestInput()) return BUNDLE_ENTRY;
+  await Deno.remove(BUNDLE_DIR, { recursive: true }).catch(() => {});
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      "--minify",
+      "--code-splitting",
+      `--outdir=${BUNDLE_DIR}`,
+      `${ROOT}main.ts`,
+    ],
+    stdout: "inherit",
+    stderr: "piped",
+  }).output();
+  if (!result.success) {
+    throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr).trim()}`);
+  }
+  return BUNDLE_ENTRY;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: Deno.args, options: { "if-stale": { type: "boolean" } } });
+  try {
+    await bundle({ ifStale: values["if-stale"] });
+  } catch (error) {
+    console.error(`bundle: ${error instanceof Error ? error.message : String(error)}`);
+    Deno.exit(1);
+  }
+}
