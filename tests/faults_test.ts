@@ -79,10 +79,17 @@ Deno.test("a stdio client that goes away mid-wait leaves no wait-for child", asy
       arguments: { command: "sleep 2", pane_id: tmux.paneId },
     }).catch(() => null);
     await started(tmux, tmux.paneId);
-    assert((await waitForProcesses(tmux.socketName)) !== "", "no wait-for child while waiting");
+    // What waits is a control client blocked in wait-for (a wait-for child with --no-control).
+    const clients = async () => (await tmux.run("list-clients", "-F", "#{client_pid}")).trim();
+    assert((await clients()) !== "", "no client of the server while waiting");
     await conn.close();
     await running;
     assertEquals(await waitForProcesses(tmux.socketName), "");
+    // tmux drops a client once it notices its socket closed.
+    for (let i = 0; i < 20 && (await clients()) !== ""; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assertEquals(await clients(), "", "a tmux client of the server outlived it");
   } finally {
     await tmux.close();
   }

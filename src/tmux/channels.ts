@@ -7,7 +7,7 @@
 
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
-import { spawnTmux } from "./transport/exec.ts";
+import { waitChannel } from "./transport/waiter.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { abortable, ABORTED, deadline } from "../async.ts";
 
@@ -25,7 +25,7 @@ export async function waitForChannel(
   channel: string,
   options: WaitForChannelOptions,
 ): Promise<"signalled" | "timeout"> {
-  const child = spawnTmux(socket, ["wait-for", channel]);
+  const child = waitChannel(socket, channel);
   try {
     const outcome = await abortable(child.done, deadline(options.timeout * 1000, options.signal));
     if (outcome === ABORTED) {

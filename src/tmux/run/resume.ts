@@ -6,7 +6,8 @@
 
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { spawnTmux, THEN } from "../transport/exec.ts";
+import { THEN } from "../transport/exec.ts";
+import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../target.ts";
 import { collectOutput, shapeOutput } from "./collect.ts";
@@ -61,7 +62,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   }
   let waited = false;
   if (state[names.option] === "") {
-    const waiter = spawnTmux(socket, ["wait-for", names.channel]);
+    const waiter = waitChannel(socket, names.channel);
     const limits = { socket, paneId, timeout: request.timeout, signal };
     const outcome = await waitFor(waiter, limits, started).finally(() => waiter.kill());
     if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);

@@ -9,7 +9,8 @@ import { delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { spawnTmux, THEN, type TmuxChild } from "../transport/exec.ts";
+import { THEN, type TmuxChild } from "../transport/exec.ts";
+import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { intField } from "../format.ts";
 import { acquire } from "../lock.ts";
@@ -266,7 +267,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       // the waiter arrives is kept by tmux until it does.
       let waiter: TmuxChild;
       try {
-        waiter = spawnTmux(socket, ["wait-for", names.channel]);
+        waiter = waitChannel(socket, names.channel);
       } catch (error) {
         addOrphan(runner, { socket, paneId, names });
         throw error;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { spawnTmux } from "../transport/exec.ts";
+import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { createKeyedLock, type KeyedLock } from "../lock.ts";
 import { queryPane } from "../target.ts";
@@ -65,7 +65,7 @@ const DRAIN_MS = 100;
 
 /** Consumes a signal left on a channel whose waiter is gone; gives up after {@linkcode DRAIN_MS}. */
 export async function drain(socket: TmuxSocket, channel: string): Promise<void> {
-  const waiter = spawnTmux(socket, ["wait-for", channel]);
+  const waiter = waitChannel(socket, channel);
   const signal = AbortSignal.timeout(DRAIN_MS);
   const giveUp = () => waiter.kill();
   signal.addEventListener("abort", giveUp, { once: true });

@@ -91,6 +91,10 @@ export interface ControlPool {
   readonly clients: Map<string, Promise<Control | null>>;
   /** Per socket name, the time (ms since the epoch) before which no new connection is tried. */
   readonly retryAfter: Map<string, number>;
+  /** Per socket name, control clients kept for blocking waits and idle now (see waiter.ts). */
+  readonly idleWaiters: Map<string, Control[]>;
+  /** Waiting control clients, to close at shutdown. */
+  readonly waiting: Set<Control>;
 }
 
 /** A socket whose commands may go over its owner's control client. */
@@ -101,7 +105,7 @@ export interface ControlledSocket extends SocketAddress {
 
 /** An empty pool. */
 export function createControlPool(): ControlPool {
-  return { clients: new Map(), retryAfter: new Map() };
+  return { clients: new Map(), retryAfter: new Map(), idleWaiters: new Map(), waiting: new Set() };
 }
 
 const encoder = new TextEncoder();
@@ -109,7 +113,8 @@ const encoder = new TextEncoder();
 /** Don't try to connect again for this long after a failure (e.g. no session to attach to). */
 const RETRY_MS = 1000;
 
-function keyOf(socket: SocketAddress): string {
+/** A pool's key for a socket. */
+export function keyOf(socket: SocketAddress): string {
   return socket.socketName ?? "";
 }
 
@@ -188,7 +193,16 @@ async function readLoop(control: Control, done: () => void): Promise<void> {
   done();
 }
 
-async function connect(socket: ControlledSocket, pool: ControlPool): Promise<Control | null> {
+/**
+ * Starts a control client attached to the socket's first session; `onExit` runs when it goes
+ * away. Null when none can be had (no session yet, tmux gone); then the socket is not tried again
+ * for a moment.
+ */
+export async function connectControl(
+  socket: SocketAddress,
+  options: { pool: ControlPool; onExit: (control: Control) => void },
+): Promise<Control | null> {
+  const { pool } = options;
   const key = keyOf(socket);
   if ((pool.retryAfter.get(key) ?? 0) > Date.now()) return null;
   try {
@@ -209,7 +223,7 @@ async function connect(socket: ControlledSocket, pool: ControlPool): Promise<Con
       stderr: "null",
     }).spawn();
     const control: Control = { child, writer: child.stdin.getWriter(), queue: [], alive: true };
-    readLoop(control, () => pool.clients.delete(key));
+    readLoop(control, () => options.onExit(control));
     child.status.then(() => fail(control, controlExited()));
     return control;
   } catch {
@@ -231,7 +245,7 @@ export async function runControl(
   const key = keyOf(socket);
   let pending = pool.clients.get(key);
   if (!pending) {
-    pending = connect(socket, pool);
+    pending = connectControl(socket, { pool, onExit: () => pool.clients.delete(key) });
     pool.clients.set(key, pending);
   }
   const control = await pending;
@@ -239,9 +253,14 @@ export async function runControl(
     if (pool.clients.get(key) === pending) pool.clients.delete(key);
     return null;
   }
+  return await sendControl(control, args);
+}
+
+/** Sends a command line to a live control client and resolves with its output. */
+export function sendControl(control: Control, args: readonly string[]): Promise<string> {
   const nonce = privateName("ctl");
   const { line, commands } = controlLine(args, nonce);
-  return await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     control.queue.push({ remaining: 2 * commands, output: [], nonce, resolve, reject });
     control.writer.write(encoder.encode(`${line}\n`)).catch(() => {
       fail(control, controlExited());
@@ -251,8 +270,14 @@ export async function runControl(
 
 /** Closes every control client of a pool (at shutdown). */
 export async function closeControlPool(pool: ControlPool): Promise<void> {
-  const all = await Promise.all(pool.clients.values());
+  const all = [
+    ...await Promise.all(pool.clients.values()),
+    ...[...pool.idleWaiters.values()].flat(),
+    ...pool.waiting,
+  ];
   pool.clients.clear();
+  pool.idleWaiters.clear();
+  pool.waiting.clear();
   await Promise.all(all.map(async (control) => {
     if (control === null) return;
     await control.writer.close().catch(() => {});
