@@ -1,6 +1,7 @@
 /**
- * Builds self-contained binaries into dist/, one per target, with exactly the server's permissions:
- * `--allow-run=tmux` and `--allow-net` for the loopback names the HTTP mode may bind.
+ * Builds self-contained binaries into dist/, one per target, from the bundle (scripts/bundle.ts)
+ * with its V8 flags and exactly the server's permissions: `--allow-run=tmux` and `--allow-net` for
+ * the loopback names the HTTP mode may bind.
  *
  * `deno compile` embeds the program into a base binary (denort) that Deno downloads from its
  * release host. Where that host is out of reach, give a local base binary with `DENORT_BIN=/path`
@@ -13,6 +14,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { bundle, BUNDLE_DIR, SHIPPED_V8_FLAGS } from "./bundle.ts";
 
 /** The targets a release ships. */
 export const TARGETS = [
@@ -24,8 +26,6 @@ export const TARGETS = [
 
 /** Permissions baked into every binary. */
 export const BINARY_PERMISSIONS = ["--allow-run=tmux", "--allow-net=127.0.0.1,localhost"];
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** Why a denort base binary cannot be used, or null when it can. */
 export async function denortProblem(path: string): Promise<string | null> {
@@ -82,11 +82,15 @@ export async function baseFor(target: string): Promise<{ ok: boolean; how: strin
 /** Compiles one target; returns the output path. */
 export async function compileTarget(target: string, outDir: string): Promise<string> {
   const output = `${outDir}/tmux-mcp-${target}`;
+  const entry = await bundle({ ifStale: true });
   const result = await new Deno.Command(Deno.execPath(), {
     args: [
       "compile",
+      `--v8-flags=${SHIPPED_V8_FLAGS}`,
       ...BINARY_PERMISSIONS,
-      ...["--target", target, "-o", output, MAIN],
+      // The chunks loaded on first use (HTTP, regular expressions) go in too.
+      `--include=${BUNDLE_DIR}`,
+      ...["--target", target, "-o", output, entry],
     ],
     stdout: "inherit",
     stderr: "piped",
