@@ -297,6 +297,8 @@ try {
   conn = await startServer("stdio", { socketName: tmuxServer.socketName, program: SHIPPED });
   const calls = n(10000);
   const every = calls / 10;
+  // Handles are counted once every pane's watcher and a waiting client are open.
+  for (const p of panes) await runCommand(conn.client, p, "true");
   const fdBefore = await openHandles(conn.serverPid);
   const curve = await rssCurve(conn.client, { pid: conn.serverPid, panes, calls, every });
   results.rss_curve_stdio_mb = curve;

@@ -9,8 +9,8 @@ import { delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN, type TmuxChild } from "../transport/exec.ts";
-import { waitChannel } from "../transport/waiter.ts";
+import { THEN } from "../transport/exec.ts";
+import { type ChannelWait, waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { intField } from "../format.ts";
 import { acquire } from "../lock.ts";
@@ -44,7 +44,7 @@ import {
   type RunRequest,
   type RunResult,
 } from "./types.ts";
-import { readTrailer, waitFor } from "./wait.ts";
+import { endedAtTimeout, readTrailer, trailerCommands, waitFor } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { lineEditorState, tapOutput } from "../transport/watch.ts";
 
@@ -265,9 +265,15 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       }
       // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
       // the waiter arrives is kept by tmux until it does.
-      let waiter: TmuxChild;
+      // With the stream, nothing is captured while the trailer holds: it is released at once.
+      const streaming = tap?.alive === true;
+      const call = { socket, paneId, names };
+      let waiter: ChannelWait;
       try {
-        waiter = waitChannel(socket, names.channel);
+        // The waiting client reads the trailer as soon as the channel is signalled.
+        waiter = waitChannel(socket, names.channel, {
+          then: trailerCommands(call, { release: streaming }),
+        });
       } catch (error) {
         addOrphan(runner, { socket, paneId, names });
         throw error;
@@ -280,7 +286,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const progress = progressCursor === null
         ? undefined
         : progressReporter(request, { cursor: progressCursor, typed, names, started });
-      const outcome = await waitFor(waiter, request, started, progress);
+      let outcome = await waitFor(waiter, request, started, progress);
+      if (outcome === "timeout" && await endedAtTimeout(socket, { names, waiter })) {
+        outcome = "signalled";
+      }
       const collect = { socket, paneId, anchor, typed, names };
       if (outcome === "pane_gone") {
         await abandon();
@@ -328,13 +337,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           elapsed_seconds: elapsed(),
         };
       }
-      // With the stream, nothing is captured while the trailer holds: it is released at once.
-      const streaming = tap?.alive === true;
       rememberFunction(runner, key, functionMark);
-      const { status, end, now } = await readTrailer(
-        { socket, paneId, names },
-        { release: streaming },
-      );
+      const { status, end, now } = await readTrailer(call, {
+        release: streaming,
+        output: (await waiter.done).output,
+      });
       rememberEnd(runner, key, now);
       const done = {
         ...base,

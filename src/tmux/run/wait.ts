@@ -11,7 +11,10 @@ import { THEN, type TmuxChild } from "../transport/exec.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { splitCapture } from "../output.ts";
 import { queryPane } from "../target.ts";
-import type { PaneCall } from "./state.ts";
+import { drain, type PaneCall } from "./state.ts";
+import type { CallNames } from "./shell.ts";
+import type { ChannelWait } from "../transport/waiter.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
 import {
   type Current,
   CURRENT_FIELDS,
@@ -28,6 +31,22 @@ const SETTLE_STEP_MS = 5;
 export interface ReadTrailerOptions {
   /** Release the trailer in the same round trip (when the output needs no capture while it holds). */
   release?: boolean;
+  /** The output of {@linkcode trailerCommands} when the waiter already ran them. */
+  output?: string | null;
+}
+
+/**
+ * The commands that read and remove the trailer's option and read the pane's position, then, with
+ * `release`, release the trailer: last, so a line cut short by an error never released it.
+ */
+export function trailerCommands(call: PaneCall, options: ReadTrailerOptions = {}): string[] {
+  const { paneId, names } = call;
+  return [
+    ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
+    ...(options.release ? [THEN, "wait-for", "-S", names.release] : []),
+  ];
 }
 
 /**
@@ -41,13 +60,7 @@ export async function readTrailer(
   options: ReadTrailerOptions = {},
 ): Promise<{ status: number; end: Position; now: Current }> {
   const { socket, paneId, names } = call;
-  const release = options.release ? ["wait-for", "-S", names.release, THEN] : [];
-  const output = await runTmux(socket, [
-    ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
-    ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
-    ...release,
-    ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
-  ]);
+  const output = options.output ?? await runTmux(socket, trailerCommands(call, options));
   const [value = "", ...rest] = splitCapture(output);
   const trailer = parseTrailerValue(value);
   let now = parseCurrent(parseRecords(rest.join("\n"), CURRENT_FIELDS)[0]);
@@ -121,4 +134,25 @@ export async function waitFor(
   } finally {
     clearInterval(check);
   }
+}
+
+/** How long a waiter woken at the timeout may take to answer. */
+const WAKE_MS = 1000;
+
+/**
+ * At the timeout the waiter is woken, not killed: a trailer that signalled just then has been read
+ * by it (true: the call ended), where killing it could lose that read with the status consumed. A
+ * trailer that has not run leaves the read failing on the missing option, and nothing consumed.
+ * Our own signal may then stay on the channel: it is drained.
+ */
+export async function endedAtTimeout(
+  socket: TmuxSocket,
+  call: { names: CallNames; waiter: ChannelWait },
+): Promise<boolean> {
+  const { names, waiter } = call;
+  await runTmux(socket, ["wait-for", "-S", names.channel]).catch(() => {});
+  const late = await abortable(waiter.done, AbortSignal.timeout(WAKE_MS));
+  if (late === ABORTED || late.output === null) return false;
+  await drain(socket, names.channel);
+  return true;
 }

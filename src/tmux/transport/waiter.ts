@@ -18,7 +18,7 @@ import {
   keyOf,
   sendControl,
 } from "./control.ts";
-import { spawnTmux, type TmuxChild } from "./exec.ts";
+import { spawnTmux, THEN, type TmuxChild } from "./exec.ts";
 import { terminate } from "./lines.ts";
 
 function forget(pool: ControlPool, key: string, control: Control): void {
@@ -28,35 +28,78 @@ function forget(pool: ControlPool, key: string, control: Control): void {
   if (idle && at >= 0) idle.splice(at, 1);
 }
 
+/** How a wait ended; `output` is that of the `then` commands, when they ran. */
+export interface WaitResult {
+  /** The channel was signalled (false: tmux went away, or the wait was given up). */
+  success: boolean;
+  /** What tmux said when it failed. */
+  stderr: string;
+  /** The output of {@linkcode WaitOptions.then}; null when they were not run or failed. */
+  output: string | null;
+}
+
+/** A wait in progress. */
+export interface ChannelWait {
+  /** Resolves when the wait ends. */
+  readonly done: Promise<WaitResult>;
+  /** Gives the wait up and resolves once nothing waits any more. */
+  kill(): Promise<void>;
+}
+
+/** Options for {@linkcode waitChannel}. */
+export interface WaitOptions {
+  /**
+   * Commands (THEN-chained) run by the same client right after the wait returns, saving the
+   * caller a round trip. Best effort: where a process waits, or they fail, the caller asks again.
+   */
+  then?: readonly string[];
+}
+
+function spawned(child: TmuxChild): ChannelWait {
+  return { done: child.done.then((r) => ({ ...r, output: null })), kill: () => child.kill() };
+}
+
 /** Waits until `channel` is signalled; the handle's `kill` gives the wait up. */
-export function waitChannel(socket: ControlledSocket, channel: string): TmuxChild {
+export function waitChannel(
+  socket: ControlledSocket,
+  channel: string,
+  options: WaitOptions = {},
+): ChannelWait {
   const pool = socket.controls;
-  if (pool === null) return spawnTmux(socket, ["wait-for", channel]);
+  if (pool === null) return spawned(spawnTmux(socket, ["wait-for", channel]));
   const key = keyOf(socket);
   let control: Control | null = null;
   let fallback: TmuxChild | null = null;
   let killed = false;
-  const spawnInstead = (): Promise<{ success: boolean; stderr: string }> => {
-    fallback = spawnTmux(socket, ["wait-for", channel]);
-    return fallback.done;
+  const spawnInstead = (): Promise<WaitResult> => {
+    const child = spawnTmux(socket, ["wait-for", channel]);
+    fallback = child;
+    return spawned(child).done;
   };
-  const done = (async (): Promise<{ success: boolean; stderr: string }> => {
+  const given = options.then ?? [];
+  const done = (async (): Promise<WaitResult> => {
     const waiter = pool.idleWaiters.get(key)?.pop() ??
       await connectControl(socket, { pool, onExit: (gone) => forget(pool, key, gone) });
-    if (waiter === null) return killed ? { success: false, stderr: "" } : await spawnInstead();
+    const gaveUp = { success: false, stderr: "", output: null };
+    if (waiter === null) return killed ? gaveUp : await spawnInstead();
     if (killed) {
       pool.idleWaiters.set(key, [...pool.idleWaiters.get(key) ?? [], waiter]);
-      return { success: false, stderr: "" };
+      return gaveUp;
     }
     control = waiter;
     pool.waiting.add(waiter);
     try {
-      await sendControl(waiter, ["wait-for", channel]);
-      return { success: true, stderr: "" };
+      const line = given.length === 0
+        ? ["wait-for", channel]
+        : ["wait-for", channel, THEN, ...given];
+      const output = await sendControl(waiter, line);
+      return { success: true, stderr: "", output: given.length === 0 ? null : output };
     } catch (error) {
-      if (killed) return { success: false, stderr: "" };
-      if (waiter.alive) return { success: false, stderr: String((error as Error).message) };
-      return await spawnInstead();
+      if (killed) return gaveUp;
+      if (!waiter.alive) return await spawnInstead();
+      // wait-for itself does not fail on a live client: the commands after it did.
+      if (given.length > 0) return { success: true, stderr: "", output: null };
+      return { success: false, stderr: String((error as Error).message), output: null };
     } finally {
       pool.waiting.delete(waiter);
       control = null;
