@@ -46,7 +46,7 @@ async function time<T>(fn: () => Promise<T>): Promise<number> {
 }
 
 interface RunOutput {
-  exit_status: number;
+  exit_status: number | null;
   output: string[];
   output_truncated_lines: number;
 }
@@ -260,6 +260,9 @@ try {
     const out = await runCommand(client, pane, "yes | head -n 1000000", 1000);
     accounted = out.output.length + out.output_truncated_lines === 1_000_000 &&
       out.output.every((line) => line === "y");
+    if (!accounted) {
+      console.error(`yes: not every line counted: ${JSON.stringify(out).slice(0, 400)}`);
+    }
   });
   report("yes_1m_ms", "run_command(1,000,000 lines of yes), max_lines 1000", yes, {
     unit: " ms",
