@@ -33,6 +33,7 @@ export type {
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/transport"
 export type { Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/validation/types"
 export type { jsonSchemaValidator as JsonSchemaValidatorProvider } from "npm:@modelcontextprotocol/sdk@1.32.2/validation/types.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol"
 export type { RequestHandlerExtra } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/protocol.js";
