@@ -55,6 +55,20 @@ export interface WaitOptions {
   then?: readonly string[];
 }
 
+/** Idle waiting clients kept per socket; more (after a burst of parallel calls) are closed. */
+const IDLE_WAITERS_MAX = 8;
+
+function keep(pool: ControlPool, key: string, waiter: Control): void {
+  const idle = pool.idleWaiters.get(key) ?? [];
+  if (idle.length >= IDLE_WAITERS_MAX) {
+    waiter.writer.close().catch(() => {});
+    terminate(waiter.child);
+    return;
+  }
+  idle.push(waiter);
+  pool.idleWaiters.set(key, idle);
+}
+
 function spawned(child: TmuxChild): ChannelWait {
   return { done: child.done.then((r) => ({ ...r, output: null })), kill: () => child.kill() };
 }
@@ -83,7 +97,7 @@ export function waitChannel(
     const gaveUp = { success: false, stderr: "", output: null };
     if (waiter === null) return killed ? gaveUp : await spawnInstead();
     if (killed) {
-      pool.idleWaiters.set(key, [...pool.idleWaiters.get(key) ?? [], waiter]);
+      keep(pool, key, waiter);
       return gaveUp;
     }
     control = waiter;
@@ -103,9 +117,7 @@ export function waitChannel(
     } finally {
       pool.waiting.delete(waiter);
       control = null;
-      if (waiter.alive && !killed) {
-        pool.idleWaiters.set(key, [...pool.idleWaiters.get(key) ?? [], waiter]);
-      }
+      if (waiter.alive && !killed) keep(pool, key, waiter);
     }
   })();
   return {
