@@ -46,7 +46,7 @@ import {
 } from "./types.ts";
 import { endedAtTimeout, readTrailer, trailerCommands, waitFor } from "./wait.ts";
 import { RunStream } from "./stream.ts";
-import { lineEditorState, tapOutput } from "../transport/watch.ts";
+import { lineEditorState, tapOutput, watcherCaughtUp } from "../transport/watch.ts";
 
 /** Why a line that was typed did not start within the timeout. */
 const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
@@ -78,12 +78,15 @@ const EDITOR_STEP_MS = 5;
  * False when the pane's watcher saw its shell's line editor hand the terminal to a program (a
  * script at a `read` prompt, say) and not take it back; true when it reads, or nobody knows (no
  * watcher followed the pane, or the shell never switches bracketed paste). Right after a call the
- * prompt may be drawn but not yet seen: it is waited for a moment.
+ * prompt may be drawn but not yet reported (after a large output the watcher can be well behind):
+ * the watcher is first brought up to what tmux has read, then given a moment for the rest.
  */
 async function lineEditorReading(
   socket: TmuxSocket,
   target: { sessionId: string; paneId: string },
 ): Promise<boolean> {
+  if (lineEditorState(socket, target) !== "not_reading") return true;
+  await watcherCaughtUp(socket, target);
   const signal = AbortSignal.timeout(EDITOR_WAIT_MS);
   while (lineEditorState(socket, target) === "not_reading") {
     if (signal.aborted) return false;

@@ -12,6 +12,7 @@
 import { type SocketAddress, tmuxArgs } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";
 import { privateName } from "../names.ts";
+import { abortable, ABORTED } from "../../async.ts";
 
 /** Receives a pane's output bytes, as the pane wrote them. */
 export type OutputListener = (bytes: Uint8Array) => void;
@@ -170,23 +171,36 @@ function start(socket: WatchedSocket, sessionId: string, key: string): Watcher |
   return watcher;
 }
 
-/** Resolves once the watcher answers a command: from then on it reports every byte. */
-async function ready(watcher: Watcher): Promise<boolean> {
+/**
+ * Resolves true once the watcher answers a command. tmux queues a control client's command replies
+ * behind the output it already queued for it, so the answer also means every byte tmux had read
+ * from the session's panes when the command was sent has been reported (and, for a new watcher,
+ * that from then on it reports every byte).
+ */
+async function roundTrip(watcher: Watcher): Promise<boolean> {
   const nonce = privateName("ready");
   const answered = new Promise<void>((resolve) => watcher.awaited.set(nonce, resolve));
-  const signal = AbortSignal.timeout(READY_MS);
-  const timedOut = new Promise<void>((resolve) =>
-    signal.addEventListener("abort", () => resolve(), { once: true })
-  );
   try {
     await watcher.writer.write(encoder.encode(`display-message -p ${nonce}\n`));
-    await Promise.race([answered, timedOut]);
+    const outcome = await abortable(answered, AbortSignal.timeout(READY_MS));
+    return outcome !== ABORTED && watcher.alive;
   } catch {
     return false;
   } finally {
     watcher.awaited.delete(nonce);
   }
-  return watcher.alive && !signal.aborted;
+}
+
+/**
+ * Waits until the session's watcher has reported what tmux has read from its panes so far (see
+ * {@linkcode roundTrip}); false when no live watcher follows the session or it did not answer.
+ */
+export async function watcherCaughtUp(
+  socket: WatchedSocket,
+  target: { sessionId: string },
+): Promise<boolean> {
+  const watcher = socket.watchers.get(keyOf(socket, target.sessionId));
+  return watcher?.alive === true && await roundTrip(watcher);
 }
 
 async function stop(pool: WatcherPool, watcher: Watcher): Promise<void> {
@@ -262,7 +276,7 @@ export async function tapOutput(
   const joined = join(socket, target, onBytes);
   if (joined === null) return null;
   const { watcher, leave } = joined;
-  watcher.ready ??= ready(watcher);
+  watcher.ready ??= roundTrip(watcher);
   if (!await watcher.ready) {
     leave();
     return null;
