@@ -72,7 +72,10 @@ Deno.test("a pane killed mid-run is a clean not_found, long before the timeout",
 
 Deno.test("a stdio client that goes away mid-wait leaves no wait-for child", async () => {
   const tmux = await startTmux();
-  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  const conn = await startServer("stdio", { socketName: tmux.socketName }).catch(async (error) => {
+    await tmux.close();
+    throw error;
+  });
   try {
     const running = conn.client.callTool({
       name: "run_command",

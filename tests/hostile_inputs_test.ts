@@ -13,6 +13,9 @@ Deno.test("hostile inputs are refused cleanly and the server keeps serving", asy
   const conn = await startServer("stdio", {
     socketName: tmux.socketName,
     extraArgs: ["--safety", "destructive"],
+  }).catch(async (error) => {
+    await tmux.close();
+    throw error;
   });
   const pane = tmux.paneId;
   const call = async (name: string, args: Record<string, unknown>) =>

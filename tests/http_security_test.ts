@@ -55,7 +55,12 @@ async function withHttp(
   headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
 ): Promise<void> {
   const tmux = await startTmux();
-  const conn = await startServer("http", { socketName: tmux.socketName, extraArgs: args, headers });
+  // A server that fails to start must not leave the tmux server behind.
+  const conn = await startServer("http", { socketName: tmux.socketName, extraArgs: args, headers })
+    .catch(async (error) => {
+      await tmux.close();
+      throw error;
+    });
   try {
     await body(conn, tmux, conn.url ?? "");
   } finally {
