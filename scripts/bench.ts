@@ -315,8 +315,9 @@ try {
     unit: " MB",
     target: { text: "target: flat (< 10 MB)", met: growth < 10 },
   });
-  report("fd_growth", "  open handles growth", (await openHandles(conn.serverPid)) - fdBefore, {
-    target: { text: "target 0", met: (await openHandles(conn.serverPid)) === fdBefore },
+  const fdGrowth = (await openHandles(conn.serverPid)) - fdBefore;
+  report("fd_growth", "  open handles growth", fdGrowth, {
+    target: { text: "target 0", met: fdGrowth === 0 },
   });
   await conn.close();
   conn = null;

@@ -1,7 +1,8 @@
 /**
  * The owner of everything long-lived that one process keeps open towards tmux: the control
  * clients (and when a failed socket may be tried again), the output watchers, and the run_command
- * state (per-pane queues, timed-out calls, run functions given out). One per process; {@linkcode TmuxClient.close} ends it all.
+ * state (per-pane queues, timed-out calls, run functions given out). One per process;
+ * {@linkcode TmuxClient.close} ends it all.
  *
  * @module
  */

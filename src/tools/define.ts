@@ -126,7 +126,7 @@ async function resolveTarget(
  * Sends progress notifications for a request that carries a progress token (undefined when it
  * carries none). A notification that cannot be sent is dropped: it never fails the call.
  */
-export function progressReporter(
+export function progressNotifier(
   extra: Extra,
   total: number,
 ): ((progress: number, message?: string) => void) | undefined {

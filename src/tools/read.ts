@@ -16,7 +16,7 @@ import {
   waitForText,
 } from "../tmux/mod.ts";
 import { clampTimeout } from "./context.ts";
-import { type AnyToolSpec, defineTool, progressReporter } from "./define.ts";
+import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
 import {
   maxLinesSchema,
   paneIdOutput,
@@ -210,7 +210,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
     },
     async run(args, { socket, target, context, extra }) {
       const timeout = clampTimeout(context, args.timeout);
-      const report = progressReporter(extra, timeout);
+      const report = progressNotifier(extra, timeout);
       const result = await waitForText(socket, target, {
         patterns: args.patterns,
         stopPatterns: args.stop_patterns,

@@ -7,7 +7,7 @@
 import { z } from "../deps.ts";
 import { resolvePane, type RunResult, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
 import { clampTimeout, type ToolContext } from "./context.ts";
-import { type AnyToolSpec, defineTool, type Extra, progressReporter } from "./define.ts";
+import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
 import { maxLinesSchema, paneSpecShape, socketNameSchema, timeoutSchema } from "./schemas.ts";
 
 const input = {
@@ -116,7 +116,7 @@ async function runFromTool(
     );
   }
   const timeout = clampTimeout(context, request.timeout);
-  const report = progressReporter(extra, timeout);
+  const report = progressNotifier(extra, timeout);
   return await context.tmux.runCommand({
     socket: request.socket,
     paneId: request.paneId,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { abortable, ABORTED } from "../../async.ts";
 import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { createKeyedLock, type KeyedLock } from "../lock.ts";
@@ -66,11 +67,7 @@ const DRAIN_MS = 100;
 /** Consumes a signal left on a channel whose waiter is gone; gives up after {@linkcode DRAIN_MS}. */
 export async function drain(socket: TmuxSocket, channel: string): Promise<void> {
   const waiter = waitChannel(socket, channel);
-  const signal = AbortSignal.timeout(DRAIN_MS);
-  const giveUp = () => waiter.kill();
-  signal.addEventListener("abort", giveUp, { once: true });
-  await waiter.done;
-  signal.removeEventListener("abort", giveUp);
+  if (await abortable(waiter.done, AbortSignal.timeout(DRAIN_MS)) === ABORTED) await waiter.kill();
 }
 
 /** Panes remembered by each of {@linkcode rememberEnd} and {@linkcode rememberFunction}. */

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { abortable } from "../../async.ts";
 import type { CallNames } from "./shell.ts";
 import { LineReducer, type ReducedLines } from "./terminal_text.ts";
 
@@ -73,11 +74,7 @@ export class RunStream {
   /** Resolves true once the end marker came by, false when `ms` pass first. */
   async ended(ms: number): Promise<boolean> {
     if (this.done) return true;
-    const signal = AbortSignal.timeout(ms);
-    const timedOut = new Promise<void>((resolve) =>
-      signal.addEventListener("abort", () => resolve(), { once: true })
-    );
-    await Promise.race([this.#ended, timedOut]);
+    await abortable(this.#ended, AbortSignal.timeout(ms));
     return this.done;
   }
 

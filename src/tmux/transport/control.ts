@@ -9,7 +9,7 @@
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
 import { type SocketAddress, spawnRun, THEN, tmuxArgs } from "./exec.ts";
-import { readLines, terminate } from "./lines.ts";
+import { closeControlChild, readLines, terminate } from "./lines.ts";
 import { privateName } from "../names.ts";
 
 /**
@@ -279,8 +279,6 @@ export async function closeControlPool(pool: ControlPool): Promise<void> {
   pool.idleWaiters.clear();
   pool.waiting.clear();
   await Promise.all(all.map(async (control) => {
-    if (control === null) return;
-    await control.writer.close().catch(() => {});
-    await terminate(control.child);
+    if (control !== null) await closeControlChild(control);
   }));
 }

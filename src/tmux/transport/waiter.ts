@@ -19,7 +19,7 @@ import {
   sendControl,
 } from "./control.ts";
 import { spawnTmux, THEN, type TmuxChild } from "./exec.ts";
-import { terminate } from "./lines.ts";
+import { closeControlChild, terminate } from "./lines.ts";
 
 function forget(pool: ControlPool, key: string, control: Control): void {
   pool.waiting.delete(control);
@@ -61,8 +61,7 @@ const IDLE_WAITERS_MAX = 8;
 function keep(pool: ControlPool, key: string, waiter: Control): void {
   const idle = pool.idleWaiters.get(key) ?? [];
   if (idle.length >= IDLE_WAITERS_MAX) {
-    waiter.writer.close().catch(() => {});
-    terminate(waiter.child);
+    closeControlChild(waiter);
     return;
   }
   idle.push(waiter);

@@ -10,7 +10,7 @@
  */
 
 import { type SocketAddress, tmuxArgs } from "./exec.ts";
-import { readLines, terminate } from "./lines.ts";
+import { closeControlChild, readLines } from "./lines.ts";
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
 
@@ -206,8 +206,7 @@ export async function watcherCaughtUp(
 async function stop(pool: WatcherPool, watcher: Watcher): Promise<void> {
   clearTimeout(watcher.idle);
   if (pool.get(watcher.key) === watcher) pool.delete(watcher.key);
-  await watcher.writer.close().catch(() => {});
-  await terminate(watcher.child);
+  await closeControlChild(watcher);
 }
 
 function keyOf(socket: SocketAddress, sessionId: string): string {
