@@ -16,7 +16,8 @@ export type { ServerConfig, ToolContext } from "./tools/mod.ts";
 export function createToolContext(config: ServerConfig): ToolContext {
   return {
     config,
-    tmux: createTmuxClient({ control: config.control }),
+    // A readonly server attaches nothing to tmux: no focus events, no alert flags cleared.
+    tmux: createTmuxClient({ control: config.control, attach: config.policy.tier !== "readonly" }),
     offered: offeredTools(config.policy),
   };
 }

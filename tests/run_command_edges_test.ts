@@ -259,25 +259,30 @@ Deno.test("from the byte stream: tabs, colours, CR overwrites, the alternate scr
   });
 });
 
-Deno.test("a short command adds its typed line, its output and the next prompt: no wrapper, no socket path", async () => {
+Deno.test("a short command adds its typed line, its output and the next prompt: the wrapper shows once per shell", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();
     await tmux.run("resize-window", "-t", pane, "-x", "80", "-y", "24");
-    // The first call in a shell gives it the run function; later ones just call it.
+    // The first call in a shell gives it the run function, typed (a buffer could be rewritten by
+    // another tmux client before the shell read it); later ones just call it.
     assertEquals((await run(conn, { command: "echo first", pane_id: pane })).output, ["first"]);
     const rows = async () =>
       (await tmux.run("capture-pane", "-p", "-t", pane, "-S", "-")).trimEnd().split("\n");
     const before = await rows();
+    assert(before.join("").includes("set-option"), "the first call typed the definition");
     assertEquals((await run(conn, { command: "echo hi", pane_id: pane })).output, ["hi"]);
     await until("the next prompt", async () => (await rows()).at(-1) === "$");
     const added = (await rows()).slice(before.length - 1);
     // The prompt row the line was typed on, the output, the next prompt.
     assertEquals(added.length, 3, JSON.stringify(added));
-    assertMatch(added[0], /^\$ +__tmux_mcp_[0-9a-f]{8} tmux_mcp_[0-9a-f]{16} %\d+ '' 'echo hi'$/);
+    assertMatch(
+      added[0],
+      /^\$ +__tmux_mcp_[0-9a-f]{8} tmux_mcp_[0-9a-f]{16} %\d+ '' 0 c 'echo hi'$/,
+    );
     assertEquals(added.slice(1), ["hi", "$"]);
-    const all = (await rows()).join("\n");
-    assert(!all.includes(tmux.socketName), "the socket path showed");
-    assert(!all.includes("set-option"), "the wrapper showed");
+    const later = added.join("\n");
+    assert(!later.includes(tmux.socketName), "the socket path showed again");
+    assert(!later.includes("set-option"), "the wrapper showed again");
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

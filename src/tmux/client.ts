@@ -8,6 +8,7 @@
  */
 
 import { closeControlPool, type ControlPool, createControlPool } from "./transport/control.ts";
+import { createClientGates } from "./transport/gate.ts";
 import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transport/watch.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import {
@@ -27,6 +28,13 @@ export interface TmuxClientOptions {
    * a tmux process for each command and reads run_command output from the screen.
    */
   control?: boolean;
+  /**
+   * Attach clients to sessions (default true): the command client and the output watchers. tmux
+   * treats an attached client as a person looking (focus-in to the current pane of a session that
+   * had none, its window's alert flags cleared); false attaches nothing, every command spawns a
+   * tmux process and waits look at panes on a timer.
+   */
+  attach?: boolean;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -43,8 +51,13 @@ export interface TmuxClient {
 
 /** Makes the one client of a process. */
 export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
-  const controls: ControlPool | null = (options.control ?? true) ? createControlPool() : null;
-  const watchers: WatcherPool = createWatcherPool();
+  const attach = options.attach ?? true;
+  // One queue of starts and ends per tmux server, for command clients and watchers alike.
+  const gates = createClientGates();
+  const controls: ControlPool | null = attach && (options.control ?? true)
+    ? createControlPool(gates)
+    : null;
+  const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
   return {
     runCommand: (request) => runCommand(runner, request),
@@ -54,7 +67,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
       await stopRunner(runner);
       await Promise.all([
         controls === null ? undefined : closeControlPool(controls),
-        closeWatcherPool(watchers),
+        watchers === null ? undefined : closeWatcherPool(watchers),
       ]);
     },
   };

@@ -15,13 +15,14 @@ export function createKeyedLock(): KeyedLock {
 }
 
 /**
- * Waits for the key until `deadline` (ms since epoch) or `signal` aborts. Resolves with a release
- * function, or with null when the wait was given up (the queue order is kept either way).
+ * Waits for the key until `deadline` (ms since epoch; none: for as long as it takes) or `signal`
+ * aborts. Resolves with a release function, or with null when the wait was given up (the queue
+ * order is kept either way).
  */
 export async function acquire(
   locks: KeyedLock,
   key: string,
-  options: { deadline: number; signal?: AbortSignal },
+  options: { deadline?: number; signal?: AbortSignal } = {},
 ): Promise<(() => void) | null> {
   const previous = locks.get(key) ?? Promise.resolve();
   let release!: () => void;
@@ -32,10 +33,11 @@ export async function acquire(
     release();
     if (locks.get(key) === tail) locks.delete(key);
   };
-  const got = await abortable(
-    previous.then(() => true as const),
-    deadline(options.deadline - Date.now(), options.signal),
-  );
+  const turn = previous.then(() => true as const);
+  const limit = options.deadline === undefined
+    ? options.signal
+    : deadline(options.deadline - Date.now(), options.signal);
+  const got = limit === undefined ? await turn : await abortable(turn, limit);
   if (got === ABORTED) {
     done();
     return null;

@@ -66,13 +66,15 @@ const TRIM_GUESSES = 3;
  * Where an absolute row (counted from the top of history) noted when history held `historyThen`
  * rows may be now: tmux drops a tenth of history-limit each time history fills up, so the row is
  * where it was less some number of such trims. The fewest that fit come first, a few of them;
- * rows above the top of history are not offered.
+ * rows above the top of history are not offered, nor anything for numbers that are not safe
+ * integers (they come from what a cursor or a record carried).
  */
 export function* trimmedRows(
   row: number,
   historyThen: number,
   now: { history: number; limit: number },
 ): Generator<{ trims: number; row: number }, void, undefined> {
+  if (![row, historyThen, now.history, now.limit].every(Number.isSafeInteger)) return;
   const trim = historyTrim(now.limit);
   const fewest = Math.max(0, Math.ceil((historyThen - now.history) / trim));
   for (let trims = fewest; trims < fewest + TRIM_GUESSES; trims++) {

@@ -125,7 +125,7 @@ export async function waitForText(
   });
   const alarm = new Alarm();
   const { session_id: sessionId } = await queryPane(socket, paneId, ["session_id"]);
-  const unwatch = watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
+  const unwatch = await watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
   try {
     const from = options.cursor ?? null;
     let since = await captureSince(socket, paneId, from);

@@ -39,6 +39,9 @@ const output = {
       "run by the shell (a continuation prompt took it)",
   ),
   not_started_reason: z.string().nullable().describe("why it was not started, when it was not"),
+  no_status_reason: z.string().nullable().describe(
+    "why exit_status is null although the run ended (its shell was replaced or killed, say)",
+  ),
   elapsed_seconds: z.number().describe("time spent in the call"),
   effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
   output: z.array(z.string()).describe("the command's own output lines, tail kept"),
@@ -56,6 +59,9 @@ const output = {
   alternate_screen: z.boolean().describe(
     "the command used the alternate screen (a full-screen program): what it drew there is " +
       "not in output",
+  ),
+  invalid_utf8: z.boolean().describe(
+    "the command wrote bytes that are not UTF-8; they read as U+FFFD in output",
   ),
 };
 

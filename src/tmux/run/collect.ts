@@ -27,8 +27,6 @@ interface CollectOptions {
   now: Current;
   typed: string;
   names: CallNames;
-  /** Release the trailer (default true): false when it was released already. */
-  release?: boolean;
 }
 
 interface Collected {
@@ -43,8 +41,6 @@ interface Rows {
   to: number;
   /** Cursor column on the last row: what is right of it came after the output. */
   cursorX: number;
-  /** tmux commands to chain after the capture. */
-  then: string[];
 }
 
 /** Captures rows with -J (wrapped lines joined), the last one cut at the cursor. */
@@ -56,7 +52,6 @@ async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Prom
   // A last line without its newline shares its row with whatever came next: capture that row too.
   const partial = rows.cursorX !== 0;
   if (partial) args.push(THEN, ...capture(String(rows.to), rows.to));
-  if (rows.then.length > 0) args.push(THEN, ...rows.then);
   const lines = splitCapture(await runTmux(socket, args));
   if (!partial) return lines;
   const row = lines.pop() ?? "";
@@ -64,66 +59,57 @@ async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Prom
 }
 
 /**
- * Captures from the anchor to the end position, drops the typed line, and releases the trailer
- * (exactly once, chained to the first capture). Row numbers count from the top of history, which
- * moves when tmux drops old lines, so the typed line is looked for where the anchor and the
- * trims since say, and over the whole history when it is not there.
+ * Captures from the anchor to the end position and drops the typed line. Row numbers count from
+ * the top of history, which moves when tmux drops old lines, so the typed line is looked for where
+ * the anchor and the trims since say, and over the whole history when it is not there.
  */
 export async function collectOutput(options: CollectOptions): Promise<Collected> {
   const { socket, paneId, anchor, end, now } = options;
-  let release = options.release === false ? [] : ["wait-for", "-S", options.names.release];
-  const capture = async (from: number | null, to: number): Promise<string[]> => {
-    const then = release;
-    release = [];
-    return await captureRows(socket, paneId, { from, to, cursorX: end.x, then });
-  };
-  try {
-    const respawned = now.pid !== anchor.pid;
-    const endAbsolute = end.history + end.y - (end.x === 0 ? 1 : 0);
-    const endRow = now.history >= end.history
-      ? endAbsolute - now.history
-      : endAbsolute - end.history;
-    const find = (lines: string[]): string[] | null =>
-      outputAfter(lines, options.typed, options.names.channel);
-    if (!respawned) {
-      // The anchor row is where it was, less the history trims since (see trimmedRows).
-      for (const { row } of trimmedRows(anchor.history + anchor.y, anchor.history, now)) {
-        const startRow = row - now.history;
-        // Output ends above where it started: the screen was cleared (see below).
-        if (endRow < startRow) continue;
-        const output = find(await capture(startRow, endRow));
-        if (output !== null) return { lines: output, linesMissed: false, anchorLost: false };
-      }
+  const capture = (from: number | null, to: number): Promise<string[]> =>
+    captureRows(socket, paneId, { from, to, cursorX: end.x });
+  const respawned = now.pid !== anchor.pid;
+  const endAbsolute = end.history + end.y - (end.x === 0 ? 1 : 0);
+  const endRow = now.history >= end.history ? endAbsolute - now.history : endAbsolute - end.history;
+  const find = (lines: string[]): string[] | null =>
+    outputAfter(lines, options.typed, options.names.channel);
+  if (!respawned) {
+    // The anchor row is where it was, less the history trims since (see trimmedRows).
+    for (const { row } of trimmedRows(anchor.history + anchor.y, anchor.history, now)) {
+      const startRow = row - now.history;
+      // Output ends above where it started: the screen was cleared (see below).
+      if (endRow < startRow) continue;
+      const output = find(await capture(startRow, endRow));
+      if (output !== null) return { lines: output, linesMissed: false, anchorLost: false };
     }
-    const lines = await capture(null, endRow);
-    const output = find(lines);
-    if (output !== null) return { lines: output, linesMissed: false, anchorLost: respawned };
-    // The typed line is gone: scrolled out of a full history (its tail is the output)...
-    const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
-    if (respawned) return { lines: [], linesMissed: false, anchorLost: true };
-    if (full) return { lines, linesMissed: true, anchorLost: false };
-    // ...or never drawn (the terminal's echo is off: output starts on the prompt's row, or on
-    // the next one when the row holds no more than the prompt), or the screen and history were
-    // cleared (output starts at the top of the screen). Either way no earlier output is
-    // returned, and the result says the anchor could not be checked.
-    const anchorRow = anchor.history + anchor.y - now.history;
-    if (anchorRow > endRow || anchorRow < -now.history) {
-      const lines = endRow < 0 ? [] : await capture(0, endRow);
-      return { lines, linesMissed: false, anchorLost: true };
-    }
-    const rows = await capture(anchorRow, endRow);
-    const promptOnly = rows.length > 0 && cellsOf(rows[0]) <= anchor.x;
-    return { lines: promptOnly ? rows.slice(1) : rows, linesMissed: false, anchorLost: true };
-  } finally {
-    if (release.length > 0) await runTmux(socket, release).catch(() => {});
   }
+  const lines = await capture(null, endRow);
+  const output = find(lines);
+  if (output !== null) return { lines: output, linesMissed: false, anchorLost: respawned };
+  // The typed line is gone: scrolled out of a full history (its tail is the output)...
+  const full = Math.max(anchor.history, end.history, now.history) >= now.limit * 0.9;
+  if (respawned) return { lines: [], linesMissed: false, anchorLost: true };
+  if (full) return { lines, linesMissed: true, anchorLost: false };
+  // ...or never drawn (the terminal's echo is off: output starts on the prompt's row, or on
+  // the next one when the row holds no more than the prompt), or the screen and history were
+  // cleared (output starts at the top of the screen). Either way no earlier output is
+  // returned, and the result says the anchor could not be checked.
+  const anchorRow = anchor.history + anchor.y - now.history;
+  if (anchorRow > endRow || anchorRow < -now.history) {
+    const lines = endRow < 0 ? [] : await capture(0, endRow);
+    return { lines, linesMissed: false, anchorLost: true };
+  }
+  const rows = await capture(anchorRow, endRow);
+  const promptOnly = rows.length > 0 && cellsOf(rows[0]) <= anchor.x;
+  return { lines: promptOnly ? rows.slice(1) : rows, linesMissed: false, anchorLost: true };
 }
 
 /** Output fields from a screen capture, `maxLines` applied. */
 export function shapeOutput(collected: Collected, maxLines: number | null): OutputFields {
-  // The screen cannot tell the alternate screen was used: what was drawn there is gone with it.
+  // The screen cannot tell the alternate screen was used (what was drawn there is gone with it),
+  // nor invalid UTF-8 (tmux stored it as U+FFFD).
   return outputFields(truncateTail(collected.lines, maxLines), {
     ...collected,
     alternateScreen: false,
+    invalidUtf8: false,
   });
 }

@@ -9,19 +9,18 @@ import { runTmux } from "../transport/command.ts";
 import { delay } from "../../async.ts";
 import { THEN } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
+import { drainChannels } from "../transport/waiter.ts";
 import { queryPane } from "../target.ts";
+import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "./record.ts";
 import {
   type CallNames,
   callNames,
   classifyProcess,
   markOutlivedShell,
-  NAME_PREFIX,
-  NONCE_BYTES,
   RUNNING_OPTION,
   statusOptionNonce,
 } from "./shell.ts";
-import { drain } from "./state.ts";
 import type { Position } from "./types.ts";
 
 const STATE_FIELDS = [
@@ -54,7 +53,7 @@ const IDLE_WAIT_MS = 150;
 /** Looks taken back to back before sleeping between them: a shell is usually back within 2 ms. */
 const IDLE_QUICK_LOOKS = 8;
 
-const MARKER = new RegExp(`^${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}(_s)?$`);
+const MARKER = new RegExp(`^${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}_(s|e[0-9a-z]{1,3})$`);
 
 /**
  * Whether `#{pane_path}` shows one of our OSC 7 markers: a call's start marker while its command
@@ -65,13 +64,20 @@ export function isMarker(path: string): boolean {
 }
 
 /**
+ * Leftovers looked at per call: whatever a program in the pane plants, the work of one call stays
+ * bounded (one tmux command, one tmux process), and the rest is left for later calls.
+ */
+const RECONCILE_MAX = 16;
+
+/**
  * Brings a pane's bookkeeping in tmux back in line with what tmux reports, whichever server
  * process left it (one killed mid-call, say); true when anything changed:
  * - a running mark set for another pane process (respawned) or a dead pane is removed;
- * - a trailer that finished but whose call is gone (its status option is still set: nobody
- *   collected it) is released, its option removed and its done signal drained.
- * Called for a pane that is not at an idle shell, and when a run times out (so expired records
- * go): the common path pays nothing.
+ * - a status option whose run has no record (its trailer ran and nobody collected it) is removed
+ *   and its channel drained;
+ * - a record past keeping, or not one a server could have written, goes the same way.
+ * At most {@linkcode RECONCILE_MAX} leftovers a call. Called for a pane that is not at an idle
+ * shell, and when a run times out (so expired records go): the common path pays nothing.
  */
 export async function reconcile(
   socket: TmuxSocket,
@@ -88,26 +94,24 @@ export async function reconcile(
   const held: CallNames[] = [];
   const recorded: CallNames[] = [];
   for (const name of options) {
+    if (held.length + recorded.length >= RECONCILE_MAX) break;
     const status = statusOptionNonce(name);
     if (status !== null && !options.has(callNames(status).record)) held.push(callNames(status));
     const nonce = recordOptionNonce(name);
     if (nonce !== null) recorded.push(callNames(nonce));
   }
+  const gone = [...held];
   if (recorded.length > 0) {
     const values = await queryPane(socket, paneId, recorded.map((names) => names.record));
-    for (const names of recorded) {
-      if (!recordExpired(values[names.record], state)) continue;
-      commands.push("set-option", "-p", "-u", "-t", paneId, names.record, THEN);
-      commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
-    }
+    gone.push(...recorded.filter((names) => recordExpired(values[names.record], state)));
   }
-  for (const names of held) {
-    commands.push("wait-for", "-S", names.release, THEN);
+  for (const names of gone) {
+    commands.push("set-option", "-p", "-u", "-t", paneId, names.record, THEN);
     commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
   }
   if (commands.length === 0) return false;
   await runTmux(socket, commands.slice(0, -1));
-  await Promise.all(held.map((names) => drain(socket, names.channel)));
+  await drainChannels(socket, gone.map((names) => names.channel)).catch(() => {});
   return true;
 }
 

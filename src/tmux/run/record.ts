@@ -6,7 +6,7 @@
  * @module
  */
 
-import { NAME_PREFIX, NONCE_BYTES } from "./shell.ts";
+import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 
 /** A run's id, as results carry it: the pane's number and the call's nonce (`3.0123abcd...`). */
 export function runIdOf(paneId: string, nonce: string): string {
@@ -46,15 +46,42 @@ export function encodeRecord(record: RunRecord): string {
   return JSON.stringify(record);
 }
 
-/** A record from its option value; null when the value is not one. */
+/**
+ * Bounds a record's numbers must keep: tmux's history and screen sizes are ints, and a process id
+ * fits in 31 bits. Anything in the pane can rewrite the option, so nothing unchecked is used.
+ */
+const LIMITS = {
+  history: 2 ** 31,
+  y: 100_000,
+  x: 100_000,
+  pid: 2 ** 31,
+};
+
+/** The longest typed line a record may carry (a definition, the arguments, a command). */
+const TYPED_MAX = 8192;
+
+function within(value: unknown, max: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < max;
+}
+
+/** A record from its option value; null when the value is not one this server could have made. */
 export function parseRecord(value: string): RunRecord | null {
+  if (value.length > TYPED_MAX * 2) return null;
+  let record;
   try {
-    const record = JSON.parse(value);
-    const { anchor } = record;
-    const ints = [anchor?.history, anchor?.y, anchor?.x, anchor?.pid, record.created];
-    if (!ints.every(Number.isInteger) || typeof record.typed !== "string") return null;
-    return { anchor, typed: record.typed, created: record.created };
+    record = JSON.parse(value);
   } catch {
     return null;
   }
+  const anchor = record?.anchor;
+  const valid = within(anchor?.history, LIMITS.history) && within(anchor?.y, LIMITS.y) &&
+    within(anchor?.x, LIMITS.x) && within(anchor?.pid, LIMITS.pid) && anchor.pid > 0 &&
+    within(record.created, Number.MAX_SAFE_INTEGER) && typeof record.typed === "string" &&
+    record.typed.length <= TYPED_MAX;
+  if (!valid) return null;
+  return {
+    anchor: { history: anchor.history, y: anchor.y, x: anchor.x, pid: anchor.pid },
+    typed: record.typed,
+    created: record.created,
+  };
 }

@@ -4,18 +4,16 @@
  * @module
  */
 
-import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN } from "../transport/exec.ts";
 import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../target.ts";
 import { collectOutput, shapeOutput } from "./collect.ts";
-import { parseRecord, parseRunId } from "./record.ts";
-import { callNames } from "./shell.ts";
-import { drain, forgetOrphan, type Runner } from "./state.ts";
-import { currentPosition, type RunResult } from "./types.ts";
-import { parseTrailerValue, waitFor } from "./wait.ts";
+import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
+import { callNames, RUNNING_OPTION } from "./shell.ts";
+import { forgetRun, type PaneCall, type Runner } from "./state.ts";
+import { currentPosition, NO_OUTPUT, type OutputFields, type RunResult } from "./types.ts";
+import { channelEnd, parseTrailerValue, waitForEnd } from "./wait.ts";
 
 /** One wait_for_command request. */
 export interface ResumeRequest {
@@ -29,15 +27,26 @@ export interface ResumeRequest {
   maxLines: number | null;
   /** Cancels the wait. */
   signal?: AbortSignal;
+  /** When the wait began (ms since the epoch); default now. */
+  started?: number;
 }
+
+/** Why a run that ended has no exit status, by what its pane shows. */
+const NO_STATUS = {
+  replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
+  killed: "the command's shell ended it without reporting a status (the shell or its subshell " +
+    "was killed, or the run's bookkeeping was cleared)",
+  invalid: "the run's status in its pane was not valid (changed by a program in the pane?)",
+};
 
 /**
  * Waits again for a run that timed out, by its run id, and once it has ended returns its real
  * exit status and output and forgets it. Works from any server process: what it needs is kept
- * in the pane (see `run_record.ts`).
+ * in the pane (see record.ts). A run whose shell went away, or that ended without its trailer,
+ * is reported at once as ended with no status.
  */
 export async function waitForRun(runner: Runner, request: ResumeRequest): Promise<RunResult> {
-  const started = Date.now();
+  const started = request.started ?? Date.now();
   const id = parseRunId(request.runId);
   if (id === null) {
     throw new TmuxError("invalid_argument", "run_id must look like 3.0123456789abcdef");
@@ -45,31 +54,29 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   const { socket } = request;
   const { paneId, nonce } = id;
   const names = callNames(nonce);
+  const call: PaneCall = { socket, paneId, names };
   const signal = request.signal
     ? AbortSignal.any([request.signal, runner.stop.signal])
     : runner.stop.signal;
-  // This call drains the run's done signal now, not a later sweep.
-  forgetOrphan(runner, { socket, paneId, names });
-  const fields = [names.record, names.option] as const;
+  const fields = [names.record, names.option, RUNNING_OPTION, "pane_pid", "pane_dead"] as const;
   let state = await queryPane(socket, paneId, fields);
   const record = parseRecord(state[names.record]);
   if (record === null) {
+    if (state[names.record] === "") {
+      throw new TmuxError(
+        "not_found",
+        `run ${request.runId} is unknown: it finished within its run_command, was collected ` +
+          "already, or expired",
+      );
+    }
+    await forgetRun(call);
     throw new TmuxError(
       "not_found",
-      `run ${request.runId} is unknown: it finished within its run_command, was collected ` +
-        "already, or expired",
+      `run ${request.runId} has a record in its pane that no server wrote (a program in the pane ` +
+        "changed it); the record was removed",
     );
   }
-  let waited = false;
-  if (state[names.option] === "") {
-    const waiter = waitChannel(socket, names.channel);
-    const limits = { socket, paneId, timeout: request.timeout, signal };
-    const outcome = await waitFor(waiter, limits, started).finally(() => waiter.kill());
-    if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
-    if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
-    waited = outcome === "signalled";
-    state = await queryPane(socket, paneId, fields);
-  }
+  const elapsed = (): number => Math.round(Date.now() - started) / 1000;
   const base = {
     pane_id: paneId,
     run_id: request.runId,
@@ -77,32 +84,75 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     started: true,
     not_started_reason: null,
   };
-  const collect = { socket, paneId, anchor: record.anchor, typed: record.typed, names };
-  const elapsed = (): number => Math.round(Date.now() - started) / 1000;
-  if (state[names.option] === "") {
-    const now = await currentPosition(socket, paneId);
-    const cut = await collectOutput({ ...collect, end: now, now, release: false });
-    return {
-      ...base,
-      ...shapeOutput(cut, request.maxLines),
-      exit_status: null,
-      timed_out: true,
-      elapsed_seconds: elapsed(),
-    };
+  const replaced = () => state.pane_dead === "1" || state.pane_pid !== String(record.anchor.pid);
+  const running = () => state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
+  if (state[names.option] === "" && running() && !replaced()) {
+    const waiter = waitChannel(socket, names.channel);
+    const limits = { socket, paneId, timeout: request.timeout, signal };
+    const outcome = await waitForEnd(channelEnd(waiter.done), limits, {
+      started,
+      pid: record.anchor.pid,
+    }).finally(() => waiter.kill());
+    if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
+    if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
+    state = await queryPane(socket, paneId, fields);
+    if (state[names.option] === "" && running() && !replaced()) {
+      return {
+        ...base,
+        exit_status: null,
+        timed_out: true,
+        no_status_reason: null,
+        elapsed_seconds: elapsed(),
+        ...await screenOutput(call, record, request.maxLines),
+      };
+    }
   }
   const trailer = parseTrailerValue(state[names.option]);
-  const now = await currentPosition(socket, paneId);
-  const cut = await collectOutput({ ...collect, end: trailer.end, now, release: false });
-  await runTmux(socket, [
-    ...["set-option", "-p", "-u", "-t", paneId, names.record, THEN],
-    ...["set-option", "-p", "-u", "-t", paneId, names.option],
-  ]);
-  if (!waited) await drain(socket, names.channel);
-  return {
+  const end = trailer?.end ?? null;
+  const finished: RunResult = {
     ...base,
-    ...shapeOutput(cut, request.maxLines),
-    exit_status: trailer.status,
+    exit_status: null,
     timed_out: false,
-    elapsed_seconds: elapsed(),
+    no_status_reason: null,
+    elapsed_seconds: 0,
+    ...NO_OUTPUT,
   };
+  let result: RunResult;
+  if (replaced()) {
+    result = { ...finished, no_status_reason: NO_STATUS.replaced, anchor_lost: true };
+  } else if (trailer !== null && end?.kind === "exit") {
+    result = {
+      ...finished,
+      exit_status: end.status,
+      ...await screenOutput(call, record, request.maxLines, trailer.end_position),
+    };
+  } else if (end?.kind === "refused") {
+    result = { ...finished, started: false, not_started_reason: end.reason };
+  } else {
+    result = {
+      ...finished,
+      no_status_reason: state[names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalid,
+      ...await screenOutput(call, record, request.maxLines),
+    };
+  }
+  await forgetRun(call);
+  return { ...result, elapsed_seconds: elapsed() };
+}
+
+/** A recorded run's output as the screen shows it, up to `end` (default: the cursor now). */
+async function screenOutput(
+  call: PaneCall,
+  record: RunRecord,
+  maxLines: number | null,
+  end?: { history: number; y: number; x: number },
+): Promise<OutputFields> {
+  const now = await currentPosition(call.socket, call.paneId);
+  const cut = await collectOutput({
+    ...call,
+    anchor: record.anchor,
+    typed: record.typed,
+    end: end ?? now,
+    now,
+  });
+  return shapeOutput(cut, maxLines);
 }

@@ -4,25 +4,29 @@
  * @module
  */
 
-import { randomHex } from "../../hex.ts";
 import { delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
 import { THEN } from "../transport/exec.ts";
-import { type ChannelWait, waitChannel } from "../transport/waiter.ts";
+import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { intField } from "../format.ts";
+import type { TmuxChild } from "../transport/exec.ts";
+import { formatOf, intField, parseRecords } from "../format.ts";
 import { acquire } from "../lock.ts";
+import { newNonce } from "../names.ts";
 import { collectOutput, shapeOutput } from "./collect.ts";
 import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
+import { waitForRun } from "./resume.ts";
 import {
   buildTypedLine,
   callNames,
+  commandDigest,
   isInlineSafe,
-  NONCE_BYTES,
+  markNonce,
+  type RunEnd,
   type RunFunction,
   runFunction,
   RUNNING_OPTION,
@@ -30,7 +34,9 @@ import {
 } from "./shell.ts";
 import {
   addOrphan,
+  forgetRun,
   lockKey,
+  type PaneCall,
   rememberEnd,
   rememberFunction,
   type Runner,
@@ -39,14 +45,15 @@ import {
 import {
   type Anchor,
   currentPosition,
+  NO_OUTPUT,
   type OutputFields,
   outputFields,
   type RunRequest,
   type RunResult,
 } from "./types.ts";
-import { endedAtTimeout, readTrailer, trailerCommands, waitFor } from "./wait.ts";
+import { channelEnd, readTrailer, waitForEnd, type WaitOutcome } from "./wait.ts";
 import { RunStream } from "./stream.ts";
-import { lineEditorState, tapOutput, watcherCaughtUp } from "../transport/watch.ts";
+import { lineEditorState, type OutputTap, tapOutput, watcherCaughtUp } from "../transport/watch.ts";
 
 /** Why a line that was typed did not start within the timeout. */
 const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
@@ -54,21 +61,21 @@ const NEVER_STARTED = "the line was typed but the shell did not run it within th
   "input by a program; it may still run if that input is completed, so look at the pane " +
   "(capture_pane) before retrying";
 
+/** Why a run that ended has no exit status. */
+const NO_STATUS = {
+  replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
+  invalid: "the run's end marker carried no valid status",
+  lost: "the command ended as the call timed out, and its status did not arrive",
+};
+
 /** Lines a run's output keeps at most when read from the stream; earlier ones are counted. */
 const STREAM_MAX_LINES = 1_000_000;
 
-/** How long the stream may lag behind tmux's parsing of the end marker. */
+/** How long the stream may lag behind a trailer that has run. */
 const STREAM_END_MS = 2000;
 
-/** Output fields from the byte stream (its reducer already kept at most maxLines). */
-function streamOutput(stream: RunStream): OutputFields {
-  const reduced = stream.lines();
-  return outputFields(reduced, {
-    linesMissed: false,
-    anchorLost: false,
-    alternateScreen: reduced.alternateScreen,
-  });
-}
+/** Commands up to this many bytes go to their buffer over the control client, larger ones on a tmux process's standard input. */
+const SET_BUFFER_MAX = 64 * 1024;
 
 /** How long a line editor's prompt may take to reach the watcher after tmux drew it. */
 const EDITOR_WAIT_MS = 150;
@@ -124,23 +131,25 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
   }
 }
 
+/** The run a running mark names, as a sentence an agent can act on. */
+function busyWith(paneId: string, mark: string, earlier: string): string {
+  const nonce = markNonce(mark);
+  const runId = nonce === null ? "" : ` (run_id ${runIdOf(paneId, nonce)})`;
+  return `pane ${paneId} is still running ${earlier}${runId}: collect it with wait_for_command ` +
+    "when it has ended, or interrupt it (send_keys C-c)";
+}
+
 async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {
   const started = Date.now();
   const { socket, paneId } = request;
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
-  const nonce = randomHex(NONCE_BYTES);
+  const nonce = newNonce();
   const names = callNames(nonce);
   const base = {
     pane_id: paneId,
     run_id: runIdOf(paneId, nonce),
     effective_timeout: request.timeout,
-    output: [] as string[],
-    output_truncated: false,
-    output_truncated_lines: 0,
-    output_truncated_bytes: 0,
-    lines_missed: false,
-    anchor_lost: false,
-    alternate_screen: false,
+    ...NO_OUTPUT,
   };
   const key = lockKey(socket, paneId);
   const release = await acquire(runner.locks, key, {
@@ -187,6 +196,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       timed_out: false,
       started: false,
       not_started_reason: reason,
+      no_status_reason: null,
       elapsed_seconds: elapsed(),
     });
     if (kind === "other") {
@@ -194,7 +204,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         running === ""
           ? `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
             "not an idle shell"
-          : `pane ${paneId} is still running an earlier run_command (${RUNNING_OPTION} ${running})`,
+          : busyWith(paneId, running, "an earlier run_command"),
       );
     }
     if (!await lineEditorReading(socket, { sessionId: state.session_id, paneId })) {
@@ -210,167 +220,359 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       x: intField(state.cursor_x, "cursor_x"),
       pid: intField(state.pane_pid, "pane_pid"),
     };
-    const inline = isInlineSafe(request.command);
     const run = await functionFor(runner, state.socket_path);
     // The shell is given the run function once (per shell process); later lines just call it.
     const functionMark = `${run.name}:${state.pane_pid}`;
-    const define = runner.functions.get(key) !== functionMark;
-    const typed = buildTypedLine(request.command, {
-      names,
-      paneId,
-      run,
-      define,
-      // A trailer that never got to put the path back (its shell was killed) left its marker.
-      panePath: isMarker(state.pane_path) ? "" : state.pane_path,
-      suppressHistory: request.suppressHistory,
-      inline,
-    });
-    /** Deletes the buffers a shell that never ran the line left unfetched. */
-    const deleteUnfetched = async (): Promise<void> => {
-      if (!inline) await deleteBuffer(socket, names.commandBuffer);
-      if (define) await deleteBuffer(socket, names.functionBuffer);
-    };
-    // The output is read from the pane's byte stream when a watcher can be had (the screen is
-    // the fallback): subscribed before the line is typed, so no byte is missed.
-    const stream = socket.controls === null
+    // Output and end are read from the pane's byte stream when a watcher can be had (subscribed
+    // before the line is typed, so no byte is missed); else the server waits on the channel and
+    // reads the screen.
+    const stream = socket.controls === null || socket.watchers === null
       ? null
       : new RunStream(names, request.maxLines ?? STREAM_MAX_LINES);
-    const tap = stream === null
-      ? null
-      : await tapOutput(socket, { sessionId: state.session_id, paneId }, (bytes) =>
-        stream.push(bytes));
+    const tap = stream === null ? null : await tapOutput(
+      socket,
+      { sessionId: state.session_id, paneId },
+      (bytes) => stream.push(bytes),
+    );
+    let waiter: TmuxChild | null = null;
     try {
       // Where progress reports start reading: before the line is typed.
       const progressCursor = request.onProgress
         ? (await captureSince(socket, paneId, null)).cursor
         : null;
-      // One paste, into this pane alone (keys sent with send-keys would reach every pane of a
-      // synchronized window): C-u first, as text someone left unsent at the prompt would otherwise
-      // prefix our line (line editors keep it in their kill ring; without one, the terminal's kill
-      // character drops it), then the line and its Enter.
-      const paste = [
-        ...(define ? ["set-buffer", "-b", names.functionBuffer, "--", run.definition, THEN] : []),
-        ...["set-option", "-p", "-t", paneId, RUNNING_OPTION, runningMark(names, anchor.pid), THEN],
-        ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
-        ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
-      ];
-      try {
-        await runTmux(
-          socket,
-          inline ? paste : ["load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste],
-          inline ? {} : { stdin: request.command },
-        );
-      } catch (error) {
-        await deleteUnfetched();
-        await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION])
-          .catch(() => {});
-        throw error;
+      const inline = isInlineSafe(request.command);
+      const typed = buildTypedLine({
+        names,
+        paneId,
+        run,
+        define: runner.functions.get(key) !== functionMark,
+        // A trailer that never got to put the path back (its shell was killed) left its marker.
+        panePath: isMarker(state.pane_path) ? "" : state.pane_path,
+        suppressHistory: request.suppressHistory,
+        waited: tap === null,
+        source: inline
+          ? { inline: request.command }
+          : { sha256: await commandDigest(request.command) },
+      });
+      const mark = runningMark(names, anchor.pid);
+      const call: PaneCall = { socket, paneId, names };
+      const claimed = await typeLine(call, {
+        typed,
+        mark,
+        buffered: inline ? null : request.command,
+      });
+      if (claimed !== null) {
+        return notTyped(busyWith(paneId, claimed, "a run_command of another server"));
       }
       // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
       // the waiter arrives is kept by tmux until it does.
-      // With the stream, nothing is captured while the trailer holds: it is released at once.
-      const streaming = tap?.alive === true;
-      const call = { socket, paneId, names };
-      let waiter: ChannelWait;
-      try {
-        // The waiting client reads the trailer as soon as the channel is signalled.
-        waiter = waitChannel(socket, names.channel, {
-          then: trailerCommands(call, { release: streaming }),
-        });
-      } catch (error) {
-        addOrphan(runner, { socket, paneId, names });
-        throw error;
-      }
-      /** Stops waiting: the child is killed and reaped, an unfetched command buffer deleted. */
-      const abandon = async (): Promise<void> => {
-        await waiter.kill();
-        await deleteUnfetched();
-      };
+      waiter = tap === null ? waitChannel(socket, names.channel) : null;
       const progress = progressCursor === null
         ? undefined
         : progressReporter(request, { cursor: progressCursor, typed, names, started });
-      let outcome = await waitFor(waiter, request, started, progress);
-      if (outcome === "timeout" && await endedAtTimeout(socket, { names, waiter })) {
-        outcome = "signalled";
-      }
-      const collect = { socket, paneId, anchor, typed, names };
-      if (outcome === "pane_gone") {
-        await abandon();
-        throw new TmuxError("not_found", `pane ${paneId} was closed while the command ran`);
-      }
-      if (outcome !== "signalled") {
-        await abandon();
-        addOrphan(runner, { socket, paneId, names });
-        // Released ahead, so the trailer will not hold when the command ends later.
-        if (outcome === "aborted") {
-          await runTmux(socket, ["wait-for", "-S", names.release]).catch(() => {});
-          throw new TmuxError("cancelled", "run_command was cancelled");
-        }
-        // Kept in the pane until collected (wait_for_command) or expired; the trailer keeps its
-        // status for it. Set before the capture below releases the trailer, and before records
-        // past keeping (and anything else stale) in this pane are cleared: a trailer that ended
-        // just now is this run's, not one nobody collects.
-        const record = encodeRecord({ anchor, typed, created: Date.now() });
-        await runTmux(socket, ["set-option", "-p", "-t", paneId, names.record, record]);
-        await reconcile(socket, paneId, state).catch(() => false);
-        const now = await currentPosition(socket, paneId);
-        const cut = await collectOutput({ ...collect, end: now, now });
-        // The shell never started the line (its start marker never showed): a continuation
-        // prompt or a program reading input took it. No mark of ours stays behind (the trailer,
-        // should the line run later, was released above with the capture).
-        const started = stream?.started || now.path === names.startMarker ||
-          now.path === names.channel;
-        if (started) {
-          rememberFunction(runner, key, functionMark);
-        } else {
-          // The shell may lack the function after all (it was re-executed, say): sent again.
-          runner.functions.delete(key);
-          await runTmux(socket, [
-            ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
-            ...["set-option", "-p", "-u", "-t", paneId, names.record],
-          ]).catch(() => {});
-        }
-        return {
-          ...base,
-          ...shapeOutput(cut, request.maxLines),
-          exit_status: null,
-          timed_out: true,
-          started,
-          not_started_reason: started ? null : NEVER_STARTED,
-          elapsed_seconds: elapsed(),
-        };
-      }
-      rememberFunction(runner, key, functionMark);
-      const { status, end, now } = await readTrailer(call, {
-        release: streaming,
-        output: (await waiter.done).output,
-      });
-      rememberEnd(runner, key, now);
-      const done = {
-        ...base,
-        exit_status: status,
-        timed_out: false,
-        started: true,
-        not_started_reason: null,
+      const ending = waiter === null ? streamEnd(stream!, tap!) : channelEnd(waiter.done);
+      const outcome = await waitForEnd(ending, request, { started, pid: anchor.pid, progress });
+      const context: RunContext = {
+        runner,
+        request,
+        call,
+        sessionId: state.session_id,
+        started,
+        anchor,
+        typed,
+        mark,
+        stream: tap === null ? null : stream,
+        waiter,
+        functionMark,
+        base,
+        elapsed,
       };
-      // tmux has parsed the end marker (readTrailer saw it), so the watcher has it on its way.
-      if (streaming && stream !== null && await stream.ended(STREAM_END_MS) && tap?.alive) {
-        return { ...done, ...streamOutput(stream), elapsed_seconds: elapsed() };
-      }
-      const cut = await collectOutput({ ...collect, end, now, release: !streaming });
-      return { ...done, ...shapeOutput(cut, request.maxLines), elapsed_seconds: elapsed() };
+      return await settle(context, outcome);
     } finally {
       tap?.close();
+      await waiter?.kill();
     }
   } finally {
     release();
   }
 }
 
-async function deleteBuffer(socket: TmuxSocket, name: string): Promise<void> {
+/** What settling a run needs. */
+interface RunContext {
+  runner: Runner;
+  request: RunRequest;
+  call: PaneCall;
+  sessionId: string;
+  /** When the call started (ms since the epoch). */
+  started: number;
+  anchor: Anchor;
+  typed: string;
+  mark: string;
+  /** The run's byte stream, while it is followed; null: the server waits on the channel. */
+  stream: RunStream | null;
+  waiter: TmuxChild | null;
+  functionMark: string;
+  base: Pick<RunResult, "pane_id" | "run_id" | "effective_timeout"> & OutputFields;
+  elapsed: () => number;
+}
+
+/** The stream's end, or its loss (the watcher went away). */
+function streamEnd(stream: RunStream, tap: OutputTap): Promise<"ended" | "stream_lost"> {
+  const controller = new AbortController();
+  return Promise.race([
+    stream.ended(controller.signal).then(() => "ended" as const),
+    tap.lost.then(() => stream.done ? "ended" as const : "stream_lost" as const),
+  ]).finally(() => controller.abort());
+}
+
+/** Turns how the wait ended into the call's result. */
+async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
+  const { runner, call, stream } = context;
+  const key = lockKey(call.socket, call.paneId);
+  switch (outcome) {
+    case "ended":
+      if (stream !== null) return streamResult(context, stream);
+      return await waitedResult(context);
+    case "pane_gone":
+      await deleteUnfetched(call);
+      throw new TmuxError("not_found", `pane ${call.paneId} was closed while the command ran`);
+    case "shell_gone": {
+      const state = await idleState(call.socket, call.paneId, undefined).catch(() => null);
+      if (state !== null) await reconcile(call.socket, call.paneId, state).catch(() => false);
+      await forgetRun(call);
+      runner.functions.delete(key);
+      return {
+        ...finished(context),
+        ...(stream === null ? NO_OUTPUT : streamOutput(stream)),
+        no_status_reason: NO_STATUS.replaced,
+        anchor_lost: true,
+      };
+    }
+    case "aborted":
+      await context.waiter?.kill();
+      // The trailer of a waited run still signals and keeps its option: swept later. A streamed
+      // run, with no record, leaves nothing.
+      if (context.waiter !== null) addOrphan(runner, call);
+      await deleteUnfetched(call);
+      throw new TmuxError("cancelled", "run_command was cancelled");
+    case "timeout":
+    case "stream_lost":
+      return await timedOut(context, outcome);
+  }
+}
+
+/** The fields of a run that ended (not timed out), before its status is known. */
+function finished(context: RunContext): RunResult {
+  return {
+    ...context.base,
+    exit_status: null,
+    timed_out: false,
+    started: true,
+    not_started_reason: null,
+    no_status_reason: null,
+    elapsed_seconds: context.elapsed(),
+  };
+}
+
+/** Output fields from the byte stream (its reducer already kept at most maxLines). */
+function streamOutput(stream: RunStream): OutputFields {
+  const reduced = stream.lines();
+  return outputFields(reduced, {
+    linesMissed: false,
+    anchorLost: false,
+    alternateScreen: reduced.alternateScreen,
+    invalidUtf8: stream.invalidUtf8,
+  });
+}
+
+/** A result with how a run ended, as its trailer reported it. */
+function withEnd(result: RunResult, end: RunEnd | null): RunResult {
+  if (end === null) return { ...result, no_status_reason: NO_STATUS.invalid };
+  if (end.kind === "refused") {
+    return { ...result, ...NO_OUTPUT, started: false, not_started_reason: end.reason };
+  }
+  return { ...result, exit_status: end.status };
+}
+
+/** The result of a run whose end marker came through the stream. */
+function streamResult(context: RunContext, stream: RunStream): RunResult {
+  const { runner, call } = context;
+  rememberFunction(runner, lockKey(call.socket, call.paneId), context.functionMark);
+  return withEnd({ ...finished(context), ...streamOutput(stream) }, stream.end ?? null);
+}
+
+/** The result of a waited run whose channel was signalled: its option, and the screen. */
+async function waitedResult(context: RunContext): Promise<RunResult> {
+  const { runner, request, call } = context;
+  const key = lockKey(call.socket, call.paneId);
+  rememberFunction(runner, key, context.functionMark);
+  const { trailer, now } = await readTrailer(call);
+  rememberEnd(runner, key, now);
+  const cut = await collectOutput({
+    ...call,
+    anchor: context.anchor,
+    typed: context.typed,
+    end: trailer.end_position,
+    now,
+  });
+  return withEnd({ ...finished(context), ...shapeOutput(cut, request.maxLines) }, trailer.end);
+}
+
+const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
+
+/**
+ * The call's time is up (or, following the stream, the watcher went away). The run is recorded,
+ * and in the same tmux command its running mark is read: the trailer writes its status, clears
+ * the mark and looks for a record in one tmux command too, so exactly one of two things holds.
+ * Either the mark is still this run's: the trailer has not run, will find the record and keep
+ * its status for wait_for_command. Or the trailer ran first: the run has just ended.
+ */
+async function timedOut(
+  context: RunContext,
+  outcome: "timeout" | "stream_lost",
+): Promise<RunResult> {
+  const { runner, request, call, stream } = context;
+  const { socket, paneId, names } = call;
+  const key = lockKey(socket, paneId);
+  await context.waiter?.kill();
+  if (stream !== null && outcome === "timeout") {
+    // Output tmux has read is on its way: an end marker among it ends the call after all.
+    await watcherCaughtUp(socket, { sessionId: context.sessionId });
+    if (stream.done) return streamResult(context, stream);
+  }
+  const record = encodeRecord({
+    anchor: context.anchor,
+    typed: context.typed,
+    created: Date.now(),
+  });
+  const answer = await runTmux(socket, [
+    ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
+  ]);
+  const state = parseRecords(answer, TIMEOUT_FIELDS)[0];
+  if (state.pane_pid !== String(context.anchor.pid)) return await settle(context, "shell_gone");
+  if (state[RUNNING_OPTION] === context.mark) {
+    const started = stream?.started === true || state.pane_path === names.startMarker;
+    if (!started) {
+      // The shell never ran the line (a continuation prompt or a program took it): no mark of
+      // ours stays; the shell may lack the function after all (it was re-executed, say).
+      runner.functions.delete(key);
+      await runTmux(socket, [
+        ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+        ...["set-option", "-p", "-u", "-t", paneId, names.record],
+      ]).catch(() => {});
+      await deleteUnfetched(call);
+      return {
+        ...await runningResult(context),
+        started: false,
+        not_started_reason: NEVER_STARTED,
+      };
+    }
+    rememberFunction(runner, key, context.functionMark);
+    // Records past keeping (and anything else stale) in this pane go now.
+    const fresh = await idleState(socket, paneId, undefined).catch(() => null);
+    if (fresh !== null) await reconcile(socket, paneId, fresh).catch(() => false);
+    const remaining = context.started + request.timeout * 1000 - Date.now();
+    if (outcome === "stream_lost" && remaining > 0) {
+      return await waitForRun(runner, {
+        socket,
+        runId: context.base.run_id,
+        timeout: request.timeout,
+        maxLines: request.maxLines,
+        signal: request.signal,
+        started: context.started,
+      });
+    }
+    return await runningResult(context);
+  }
+  // The trailer ran before the record was written: the run has just ended.
+  if (stream === null) {
+    const result = await waitedResult(context);
+    await forgetRun(call);
+    return result;
+  }
+  const ended = outcome === "timeout" &&
+    await stream.ended(AbortSignal.timeout(STREAM_END_MS));
+  await forgetRun(call);
+  if (ended) return streamResult(context, stream);
+  return { ...finished(context), ...streamOutput(stream), no_status_reason: NO_STATUS.lost };
+}
+
+/** A timed-out result with the output so far: from the stream, else the screen. */
+async function runningResult(context: RunContext): Promise<RunResult> {
+  const { request, call, stream } = context;
+  let output: OutputFields;
+  if (stream !== null) {
+    output = streamOutput(stream);
+  } else {
+    const now = await currentPosition(call.socket, call.paneId);
+    const cut = await collectOutput({
+      ...call,
+      anchor: context.anchor,
+      typed: context.typed,
+      end: now,
+      now,
+    });
+    output = shapeOutput(cut, request.maxLines);
+  }
+  return { ...finished(context), ...output, timed_out: true };
+}
+
+/**
+ * Types the line into the pane in one tmux command: the running mark is claimed (set only if it
+ * is not set: two server processes never type into one run), then the command goes to its
+ * buffer when it is not inline, and the line is pasted through a private buffer into this pane
+ * alone (keys sent with send-keys would reach every pane of a synchronized window). C-u comes
+ * first: text someone left unsent at the prompt would otherwise prefix our line (line editors keep
+ * it in their kill ring; without one, the terminal's kill character drops it). Returns null, or
+ * the mark that was already there.
+ */
+async function typeLine(
+  call: PaneCall,
+  line: { typed: string; mark: string; buffered: string | null },
+): Promise<string | null> {
+  const { socket, paneId, names } = call;
+  const claim = ["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN];
+  const paste = [
+    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${line.typed}\r`, THEN],
+    ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+  ];
+  const { buffered } = line;
+  const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
+  const args = buffered === null
+    ? [...claim, ...paste]
+    : large
+    ? [...claim, "load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste]
+    : [...claim, "set-buffer", "-b", names.commandBuffer, "--", buffered, THEN, ...paste];
   try {
-    await runTmux(socket, ["delete-buffer", "-b", name]);
-  } catch {
-    // Already fetched and deleted by the shell, or the server is gone.
+    await runTmux(socket, args, large ? { stdin: buffered! } : {});
+    return null;
+  } catch (error) {
+    if (error instanceof TmuxError && /already set/.test(error.message)) {
+      return (await runTmux(socket, [
+        ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],
+      ]).catch(() => "")).trim();
+    }
+    await deleteUnfetched(call);
+    await runTmux(socket, [
+      ...["if-shell", "-F", "-t", paneId, `#{==:#{${RUNNING_OPTION}},${line.mark}}`],
+      `set-option -p -u -t ${paneId} ${RUNNING_OPTION}`,
+    ]).catch(() => {});
+    throw error;
+  }
+}
+
+/** Deletes the buffers of a call whose shell never fetched them. */
+async function deleteUnfetched(call: PaneCall): Promise<void> {
+  await deleteBuffers(call.socket, [call.names.commandBuffer, call.names.pasteBuffer]);
+}
+
+async function deleteBuffers(socket: TmuxSocket, buffers: readonly string[]): Promise<void> {
+  for (const name of buffers) {
+    try {
+      await runTmux(socket, ["delete-buffer", "-b", name]);
+    } catch {
+      // Already fetched and deleted by the shell, or the server is gone.
+    }
   }
 }

@@ -6,6 +6,7 @@
  */
 
 import { toHex } from "../../hex.ts";
+import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 
 /** How a pane's foreground process can be driven. */
 export type ProcessKind = "posix_shell" | "unsupported_shell" | "other";
@@ -60,27 +61,17 @@ export function shellQuote(text: string): string {
 export interface CallNames {
   /** Pane user option that receives `status:history_size:cursor_y:cursor_x:pane_path`. */
   option: string;
-  /** `wait-for` channel signalled when the command has finished; also the OSC 7 end marker. */
+  /** `wait-for` channel the trailer signals when the server waits on it; also the run's name. */
   channel: string;
   /** The OSC 7 start marker: `#{pane_path}` shows it while the command runs. */
   startMarker: string;
   /** Pane user option keeping a timed-out run's record, for collecting it later. */
   record: string;
-  /** `wait-for` channel the trailer holds on until the output has been captured. */
-  release: string;
   /** Buffer holding the command text when it is not typed inline. */
   commandBuffer: string;
   /** Buffer holding the typed line while it is pasted. */
   pasteBuffer: string;
-  /** Buffer holding the run function's definition, for a shell that lacks it. */
-  functionBuffer: string;
 }
-
-/** What every name this server gives things in tmux starts with. */
-export const NAME_PREFIX = "tmux_mcp_";
-
-/** Random bytes in a call's nonce (16 hex digits). */
-export const NONCE_BYTES = 8;
 
 /** Derives the per-call names from a nonce. */
 export function callNames(nonce: string): CallNames {
@@ -90,17 +81,17 @@ export function callNames(nonce: string): CallNames {
     channel: base,
     startMarker: `${base}_s`,
     record: `@${NAME_PREFIX}run_${nonce}`,
-    release: `${base}_r`,
     commandBuffer: `${base}_c`,
     pasteBuffer: `${base}_p`,
-    functionBuffer: `${base}_f`,
   };
 }
 
+const NONCE = `[0-9a-f]{${2 * NONCE_BYTES}}`;
+const STATUS_OPTION = new RegExp(`^@${NAME_PREFIX}(${NONCE})$`);
+
 /** The nonce of a call's status option (`@tmux_mcp_<nonce>`), or null for any other name. */
 export function statusOptionNonce(name: string): string | null {
-  const match = name.match(new RegExp(`^@${NAME_PREFIX}([0-9a-f]{${2 * NONCE_BYTES}})$`));
-  return match ? match[1] : null;
+  return name.match(STATUS_OPTION)?.[1] ?? null;
 }
 
 /**
@@ -120,6 +111,48 @@ export function markOutlivedShell(mark: string, panePid: string): boolean {
   return mark.slice(mark.lastIndexOf(":") + 1) !== panePid;
 }
 
+/** The nonce of the run a running mark names, or null when it is not one of ours. */
+export function markNonce(mark: string): string | null {
+  return mark.match(new RegExp(`^${NAME_PREFIX}(${NONCE}):\\d{1,10}$`))?.[1] ?? null;
+}
+
+/**
+ * How a run ended, as its trailer reports it: the command's exit status, or why the function
+ * refused to run the command it fetched from a buffer.
+ */
+export type RunEnd =
+  | { kind: "exit"; status: number }
+  | { kind: "refused"; reason: string };
+
+/** The status field the trailer writes when the fetched command was not the one sent. */
+const TAMPERED = "x";
+/** The status field the trailer writes when the pane's shell has no SHA-256 tool. */
+const NO_HASH_TOOL = "n";
+
+/** Why a run was refused, by the trailer's status field. */
+const REFUSALS: Record<string, string> = {
+  [TAMPERED]: "the command text was changed by another tmux client before the shell read it " +
+    "from its buffer, so nothing was run",
+  [NO_HASH_TOOL]: "the pane's shell has no SHA-256 tool (sha256sum, shasum or openssl) to check " +
+    "a command sent through a buffer (longer than 2000 characters, or not plain ASCII), so " +
+    "nothing was run; send a shorter plain-ASCII command",
+};
+
+/** Parses a trailer's status field strictly: 0 to 255, or a refusal code; null otherwise. */
+export function parseRunEnd(text: string): RunEnd | null {
+  if (/^(?:0|[1-9]\d{0,2})$/.test(text)) {
+    const status = Number(text);
+    return status <= 255 ? { kind: "exit", status } : null;
+  }
+  const reason = REFUSALS[text];
+  return reason === undefined ? null : { kind: "refused", reason };
+}
+
+/** The OSC 7 path a trailer writes as its end marker, the status field appended. */
+export function endMarkerPrefix(names: CallNames): string {
+  return `${names.channel}_e`;
+}
+
 /** Commands up to this length made only of printable ASCII are typed inline, readable in the pane. */
 export const INLINE_MAX = 2000;
 
@@ -132,49 +165,73 @@ export function isInlineSafe(command: string): boolean {
 export interface RunFunction {
   /** `__tmux_mcp_` and a digest of the definition: a changed definition gets a new name. */
   name: string;
-  /** POSIX shell text defining it. */
+  /** POSIX shell text defining it, on one line (it is typed as part of the first call). */
   definition: string;
 }
 
+/** Shell variables of the function: the command, its hash, its status (none names the run). */
+const V = { command: "__tmux_mcp_c", hash: "__tmux_mcp_h", status: "__tmux_mcp_s" };
+
 /**
- * The function that runs one call in a pane's shell, defined there once (fetched from a buffer)
- * so the typed line stays short and shows neither the wrapper nor the socket path. Arguments:
- * the call's channel, the pane id, the `#{pane_path}` to put back, and the command (when absent,
- * it is fetched from the call's command buffer). Its body is a subshell that:
- * - writes the start marker as an OSC 7 path (so `#{pane_path}`, and the output stream, tell a
- *   started command from a line the shell never ran) and turns Ctrl-C into an exit status;
- * - runs the command in a subshell of its own;
- * - writes the channel name as an OSC 7 path, behind all of the command's output, so a matching
- *   `#{pane_path}` proves tmux has parsed every byte before it;
- * - stores `$?`, the cursor position and `#{pane_path}` (expanded by tmux) in a pane option,
- *   clears the running mark and signals the channel;
- * - holds until the server releases it, so no prompt is drawn before the output is captured;
- * - unsets its option unless the run has a record (already gone when the server collected it;
- *   a call given up on and not recorded for later never collects it);
- * - puts the pane path back and exits with the command's status.
+ * The function that runs one call in a pane's shell. It is defined in the typed line of a
+ * shell's first call (nothing is evaluated from a buffer another tmux client could rewrite), so
+ * later lines stay short. Arguments: the call's channel, the pane id, the `#{pane_path}` to put
+ * back, 1 when the server waits on the channel (0: it follows the byte stream), then `c` and the
+ * command, or `h` and the SHA-256 of the command waiting in the call's buffer. Its body, a
+ * subshell:
+ * - turns off tracing and a DEBUG trap (they would print the bookkeeping into the output) and
+ *   errexit, and survives Ctrl-C, Ctrl-\ and SIGTERM, which end only the command;
+ * - fetches a buffered command and runs it only if its hash matches;
+ * - writes the start marker as an OSC 7 path (so `#{pane_path}`, and the byte stream, tell a
+ *   started command from a line the shell never ran); every marker is preceded by ST, which ends
+ *   a string sequence (DCS...) the command may have left open and tmux would read the marker into;
+ * - runs the command with `eval` in a subshell of its own with no positional parameters, so it
+ *   cannot see the run's name;
+ * - writes the end marker with the status, behind all of the command's output;
+ * - in one tmux command (one tmux process): stores the status, the cursor position and
+ *   `#{pane_path}` in a pane option, clears the running mark if it is still this call's, and
+ *   either signals the channel and keeps the option (the server waits on it, or the run timed out
+ *   and has a record) or removes the option (the server read the status from the stream);
+ * - never waits for the server; puts the pane path back and exits with the command's status.
  */
 export async function runFunction(socketPath: string): Promise<RunFunction> {
-  const tmux = `tmux -u -S ${shellQuote(socketPath)}`;
-  const osc7 = (word: string) => `printf '\\033]7;%s\\033\\\\' ${word}`;
+  const tmux = `command tmux -S ${shellQuote(socketPath)}`;
+  const marker = (format: string, ...words: string[]) =>
+    `printf '\\033\\\\\\033]7;${format}\\033\\\\' ${words.join(" ")}`;
+  const { command, hash, status } = V;
+  const hashers = ["sha256sum", "shasum -a 256", "openssl dgst -sha256"]
+    .map((tool) => `printf %s "$${command}" | command ${tool}`).join(" || ");
   const body = [
-    "trap : INT",
-    osc7('"$1_s"'),
-    `if [ "$#" -gt 3 ]; then (eval "$4"); else ` +
-    `(eval "$(${tmux} show-buffer -b "$1_c" \\; delete-buffer -b "$1_c")"); fi`,
-    "s=$?",
-    osc7('"$1"'),
+    "set +exv",
+    `[ -z "\${BASH_VERSION-}\${ZSH_VERSION-}" ] || trap - DEBUG`,
+    "trap : INT QUIT TERM",
+    `${command}=$6 ${status}=`,
+    `if [ "$5" = h ]; then ` +
+    `${command}=$(${tmux} show-buffer -b "$1_c" \\; delete-buffer -b "$1_c" 2>/dev/null); ` +
+    `${hash}=$( { ${hashers}; } 2>/dev/null); ` +
+    `case $${hash} in *"$6"*) ;; '') ${status}=${NO_HASH_TOOL} ;; *) ${status}=${TAMPERED} ;; ` +
+    `esac; fi`,
+    `if [ -z "$${status}" ]; then ${marker("%s_s", '"$1"')}; ` +
+    `(set --; eval "$${command}"); ${status}=$?; fi`,
+    marker("%s_e%s", '"$1"', `"$${status}"`),
     `${tmux} set-option -p -F -t "$2" "@$1" ` +
-    `"$s:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
-    `set-option -p -u -t "$2" ${RUNNING_OPTION} \\; wait-for -S "$1" \\; wait-for "$1_r" \\; ` +
-    `if-shell -F -t "$2" "#{?@${NAME_PREFIX}run_\${1#${NAME_PREFIX}},0,1}" "set-option -p -u -t $2 @$1"`,
-    osc7('"$3"'),
-    "exit $s",
+    `"$${status}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
+    `if-shell -F -t "$2" "#{==:#{${RUNNING_OPTION}},$1:#{pane_pid}}" ` +
+    `"set-option -p -u -t $2 ${RUNNING_OPTION}" \\; ` +
+    `if-shell -F -t "$2" "#{||:$4,#{@${NAME_PREFIX}run_\${1#${NAME_PREFIX}}}}" ` +
+    `"wait-for -S $1" "set-option -p -u -t $2 @$1"`,
+    marker("%s", '"$3"'),
+    `case $${status} in [0-9]*) exit "$${status}" ;; esac`,
+    "exit 126",
   ];
-  const text = `(\n${body.map((line) => `  ${line}\n`).join("")})`;
+  const text = `( ${body.join("; ")}; )`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
-  return { name, definition: `${name}() ${text}\n` };
+  return { name, definition: `${name}() ${text}` };
 }
+
+/** How the command reaches the shell: typed inline, or from the call's buffer by its hash. */
+export type CommandSource = { inline: string } | { sha256: string };
 
 /** Options for {@linkcode buildTypedLine}. */
 export interface TypedLineOptions {
@@ -182,28 +239,51 @@ export interface TypedLineOptions {
   paneId: string;
   /** The function the line calls. */
   run: RunFunction;
-  /** Fetch and define the function first (from `names.functionBuffer`): the shell lacks it. */
+  /** Define the function first, in the same line: the shell lacks it. */
   define: boolean;
   /** The pane's `#{pane_path}` (OSC 7) before the call, put back when the command has ended. */
   panePath: string;
   /** Prefix a space so shells with ignorespace keep the line out of history. */
   suppressHistory: boolean;
-  /** False: the command waits in `names.commandBuffer` and the shell fetches it. */
-  inline: boolean;
+  /** True: the server waits on the channel (the trailer signals it); false: it follows the stream. */
+  waited: boolean;
+  /** The command, or the hash of the command waiting in `names.commandBuffer`. */
+  source: CommandSource;
 }
+
+/** A pane path worth putting back: printable ASCII, short (it is typed, quoted, in the line). */
+const RESTORABLE_PATH = /^[\x20-\x7e]{0,1024}$/;
 
 /**
  * The single line typed into the pane: a call of the run function (see {@linkcode runFunction}),
- * preceded, in a shell that lacks the function, by fetching its definition from a buffer.
+ * preceded, in a shell that lacks the function, by its definition.
  */
-export function buildTypedLine(command: string, options: TypedLineOptions): string {
-  const { names } = options;
-  const define = options.define
-    ? `eval "$(tmux show-buffer -b ${names.functionBuffer} \\; ` +
-      `delete-buffer -b ${names.functionBuffer})"; `
-    : "";
-  const args = [names.channel, options.paneId, shellQuote(options.panePath)];
-  if (options.inline) args.push(shellQuote(command));
+export function buildTypedLine(options: TypedLineOptions): string {
+  const { names, source } = options;
+  // The pane path is whatever the pane's programs set: typed only when it is plain text.
+  const panePath = RESTORABLE_PATH.test(options.panePath) ? options.panePath : "";
+  const args = [
+    names.channel,
+    options.paneId,
+    shellQuote(panePath),
+    options.waited ? "1" : "0",
+    ...("inline" in source ? ["c", shellQuote(source.inline)] : ["h", source.sha256]),
+  ];
   const prefix = options.suppressHistory ? " " : "";
+  const define = options.define ? `${options.run.definition}; ` : "";
   return `${prefix}${define}${options.run.name} ${args.join(" ")}`;
+}
+
+/**
+ * The text a buffered command is checked against: what the shell's `$(...)` reads back from the
+ * buffer (command substitution drops trailing newlines), as UTF-8.
+ */
+export function bufferedText(command: string): string {
+  return command.replace(/\n+$/, "");
+}
+
+/** The SHA-256 of a buffered command as the shell's tools print it (lowercase hex). */
+export async function commandDigest(command: string): Promise<string> {
+  const bytes = new TextEncoder().encode(bufferedText(command));
+  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }

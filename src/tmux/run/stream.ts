@@ -1,36 +1,51 @@
 /**
- * A run's output read from the pane's byte stream: exactly what the command wrote between its
- * start and end markers (OSC 7 sequences naming the call's nonce, which the typed line's echo
- * does not contain), reduced to lines. Independent of history-limit, pane width, echo, `clear`
- * and prompts.
+ * A run read from the pane's byte stream: exactly what the command wrote between its start and
+ * end markers (OSC 7 sequences naming the call's nonce, which the typed line's echo does not
+ * contain), reduced to lines, and how it ended (the end marker carries the exit status).
+ * Independent of history-limit, pane width, echo, `clear` and prompts.
  *
  * @module
  */
 
 import { abortable } from "../../async.ts";
-import type { CallNames } from "./shell.ts";
+import { type CallNames, endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
 import { LineReducer, type ReducedLines } from "./terminal_text.ts";
+import { Utf8Check } from "./utf8.ts";
 
-/** The bytes a trailer writes as its OSC 7 marker for `path`. */
-function osc7(path: string): string {
-  return `\x1b]7;${path}\x1b\\`;
+const OSC7 = "\x1b]7;";
+const ST = "\x1b\\";
+
+/** The longest status field an end marker carries ("255"). */
+const STATUS_MAX = 3;
+
+/**
+ * How many characters at the end of `text` could be the start of `marker` (which begins with
+ * ESC): they wait for the next bytes, the rest can be read now.
+ */
+function markerStart(text: string, marker: string): number {
+  const from = text.lastIndexOf("\x1b");
+  if (from < 0 || text.length - from >= marker.length) return 0;
+  return marker.startsWith(text.slice(from)) ? text.length - from : 0;
 }
 
 /** Collects one run's output; feed it the pane's bytes with {@linkcode RunStream.push}. */
 export class RunStream {
   #decoder = new TextDecoder();
+  #utf8 = new Utf8Check();
   #pending = "";
   #phase: "before" | "inside" | "after" = "before";
   #reducer: LineReducer;
   #start: string;
   #end: string;
+  /** How it ended: undefined until then, null when the status field was not one. */
+  #how: RunEnd | null | undefined = undefined;
   #ended: Promise<void>;
   #markEnded!: () => void;
 
   constructor(names: CallNames, maxLines: number) {
     this.#reducer = new LineReducer({ maxLines });
-    this.#start = osc7(names.startMarker);
-    this.#end = osc7(names.channel);
+    this.#start = `${OSC7}${names.startMarker}${ST}`;
+    this.#end = `${OSC7}${endMarkerPrefix(names)}`;
     this.#ended = new Promise((resolve) => this.#markEnded = resolve);
   }
 
@@ -39,42 +54,73 @@ export class RunStream {
     return this.#phase === "after";
   }
 
-  /** Whether the start marker came by: the shell ran the line. */
+  /** Whether the start marker came by: the shell ran the line and the command started. */
   get started(): boolean {
-    return this.#phase !== "before";
+    return this.#started;
+  }
+  #started = false;
+
+  /** How the run ended (see {@linkcode RunStream.done}); null: its status field was not valid. */
+  get end(): RunEnd | null | undefined {
+    return this.#how;
+  }
+
+  /** Whether the pane wrote bytes that are not UTF-8 (they read as U+FFFD). */
+  get invalidUtf8(): boolean {
+    return !this.#utf8.valid;
   }
 
   /** Feeds the pane's next output bytes. */
   push(bytes: Uint8Array): void {
     if (this.#phase === "after") return;
+    this.#utf8.push(bytes);
     let text = this.#pending + this.#decoder.decode(bytes, { stream: true });
+    this.#pending = "";
     if (this.#phase === "before") {
-      const at = text.indexOf(this.#start);
-      if (at < 0) {
-        this.#pending = text.slice(-(this.#start.length - 1));
+      const start = text.indexOf(this.#start);
+      const end = text.indexOf(this.#end);
+      // The function refused the command: an end without a start.
+      if (end >= 0 && (start < 0 || end < start)) {
+        this.#finish(text.slice(end));
         return;
       }
-      text = text.slice(at + this.#start.length);
+      if (start < 0) {
+        const keep = Math.max(markerStart(text, this.#start), markerStart(text, this.#end));
+        this.#pending = text.slice(text.length - keep);
+        return;
+      }
+      text = text.slice(start + this.#start.length);
       this.#phase = "inside";
+      this.#started = true;
     }
-    const at = text.indexOf(this.#end);
-    if (at < 0) {
-      // What could be the start of the end marker waits for the next bytes.
-      const keep = Math.min(text.length, this.#end.length - 1);
+    const end = text.indexOf(this.#end);
+    if (end < 0) {
+      const keep = markerStart(text, this.#end);
       this.#reducer.push(text.slice(0, text.length - keep));
       this.#pending = text.slice(text.length - keep);
       return;
     }
-    this.#reducer.push(text.slice(0, at));
-    this.#pending = "";
+    this.#reducer.push(text.slice(0, end));
+    this.#finish(text.slice(end));
+  }
+
+  /** Reads the status of an end marker at the start of `text`, or keeps it for more bytes. */
+  #finish(text: string): void {
+    const field = text.slice(this.#end.length);
+    const close = field.indexOf(ST);
+    if (close < 0 && field.length <= STATUS_MAX + 1) {
+      this.#pending = text;
+      return;
+    }
+    this.#how = close < 0 ? null : parseRunEnd(field.slice(0, close));
     this.#phase = "after";
     this.#markEnded();
   }
 
-  /** Resolves true once the end marker came by, false when `ms` pass first. */
-  async ended(ms: number): Promise<boolean> {
+  /** Resolves once the end marker came by, or when `signal` aborts first. */
+  async ended(signal: AbortSignal): Promise<boolean> {
     if (this.done) return true;
-    await abortable(this.#ended, AbortSignal.timeout(ms));
+    await abortable(this.#ended, signal);
     return this.done;
   }
 

@@ -1,8 +1,9 @@
 /**
  * A command's output text reduced to lines as a terminal log would show them: a carriage return
  * goes back to the start of the line (what follows overwrites), backspace steps back, escape
- * sequences (CSI, OSC and the rest) are dropped but for erase-in-line, tabs are kept as tabs, and
- * what was drawn on the alternate screen (full-screen programs) is left out. Lines are kept up to
+ * sequences (CSI, OSC, and the strings of DCS, APC, PM and SOS, sixel images among them) are
+ * dropped but for erase-in-line, CAN and SUB cancel a sequence, tabs are kept as tabs, and what
+ * was drawn on the alternate screen (full-screen programs) is left out. Lines are kept up to
  * a ceiling, the earliest dropped first and counted exactly. Pure.
  *
  * @module
@@ -28,7 +29,24 @@ export interface ReducedLines {
 const ESC = "\x1b";
 const ALTERNATE_MODES = new Set(["?1049", "?1047", "?47"]);
 
-type State = "text" | "escape" | "csi" | "osc" | "osc_escape" | "charset";
+type State =
+  | "text"
+  | "escape"
+  | "csi"
+  | "osc"
+  | "osc_escape"
+  | "string"
+  | "string_escape"
+  | "charset";
+
+/** Introducers of strings that only ST ends: DCS, SOS, PM, APC. */
+const STRINGS = new Set(["P", "X", "^", "_"]);
+
+/** CAN and SUB: a terminal drops the sequence in progress. */
+const CANCEL = new Set(["\x18", "\x1a"]);
+
+/** CSI parameters kept: those that matter here are short; longer ones are kept no further. */
+const PARAMS_MAX = 16;
 
 const encoder = new TextEncoder();
 
@@ -68,6 +86,10 @@ export class LineReducer {
   }
 
   #step(char: string): void {
+    if (this.#state !== "text" && CANCEL.has(char)) {
+      this.#state = "text";
+      return;
+    }
     switch (this.#state) {
       case "text":
         return this.#text(char);
@@ -77,6 +99,8 @@ export class LineReducer {
           this.#sequence = "";
         } else if (char === "]") {
           this.#state = "osc";
+        } else if (STRINGS.has(char)) {
+          this.#state = "string";
         } else {
           // A designation (ESC ( B and the like) takes one more character; others end here.
           this.#state = char >= " " && char <= "/" ? "charset" : "text";
@@ -89,7 +113,9 @@ export class LineReducer {
         if (char >= "@" && char <= "~") {
           this.#state = "text";
           this.#csi(this.#sequence, char);
-        } else {
+        } else if (char === ESC) {
+          this.#state = "escape";
+        } else if (this.#sequence.length < PARAMS_MAX) {
           this.#sequence += char;
         }
         return;
@@ -99,6 +125,12 @@ export class LineReducer {
         return;
       case "osc_escape":
         this.#state = char === "\\" ? "text" : "osc";
+        return;
+      case "string":
+        if (char === ESC) this.#state = "string_escape";
+        return;
+      case "string_escape":
+        this.#state = char === "\\" ? "text" : "string";
         return;
     }
   }

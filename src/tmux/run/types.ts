@@ -42,6 +42,8 @@ export interface RunResult {
   started: boolean;
   /** Why the command was not started (when started is false). */
   not_started_reason: string | null;
+  /** Why exit_status is null although the run ended (its shell was replaced, say). */
+  no_status_reason: string | null;
   /** Seconds spent in the call. */
   elapsed_seconds: number;
   /** The timeout enforced, in seconds. */
@@ -61,6 +63,8 @@ export interface RunResult {
   /** The command switched to the alternate screen (a full-screen program); what it drew there
    * is not in output. */
   alternate_screen: boolean;
+  /** The command wrote bytes that are not UTF-8; they read as U+FFFD in output. */
+  invalid_utf8: boolean;
 }
 
 /** The position and `#{pane_path}`, which shows the trailer's end marker once tmux parsed it. */
@@ -76,12 +80,21 @@ export type OutputFields = Pick<
   | "lines_missed"
   | "anchor_lost"
   | "alternate_screen"
+  | "invalid_utf8"
 >;
+
+/** How output was read, besides its lines: what a reader of the lines cannot tell. */
+export interface OutputFlags {
+  linesMissed: boolean;
+  anchorLost: boolean;
+  alternateScreen: boolean;
+  invalidUtf8: boolean;
+}
 
 /** Shapes kept lines, what was dropped to keep them, and how they were read into output fields. */
 export function outputFields(
   kept: { lines: string[]; droppedLines: number; droppedBytes: number },
-  flags: { linesMissed: boolean; anchorLost: boolean; alternateScreen: boolean },
+  flags: OutputFlags,
 ): OutputFields {
   return {
     output: kept.lines,
@@ -91,8 +104,15 @@ export function outputFields(
     lines_missed: flags.linesMissed,
     anchor_lost: flags.anchorLost,
     alternate_screen: flags.alternateScreen,
+    invalid_utf8: flags.invalidUtf8,
   };
 }
+
+/** Output fields for a run with no output to show. */
+export const NO_OUTPUT: OutputFields = outputFields(
+  { lines: [], droppedLines: 0, droppedBytes: 0 },
+  { linesMissed: false, anchorLost: false, alternateScreen: false, invalidUtf8: false },
+);
 
 /** A cursor position: rows of history above the screen plus the cursor on it. */
 export interface Position {

@@ -1,5 +1,5 @@
 /**
- * Waiting for a call's done channel, and reading what its trailer left.
+ * Waiting for a run's end, and reading what its trailer left.
  *
  * @module
  */
@@ -7,14 +7,12 @@
 import { runTmux } from "../transport/command.ts";
 import { abortable, ABORTED, deadline, delay } from "../../async.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN, type TmuxChild } from "../transport/exec.ts";
+import { THEN } from "../transport/exec.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { splitCapture } from "../output.ts";
 import { queryPane } from "../target.ts";
-import { drain, type PaneCall } from "./state.ts";
-import type { CallNames } from "./shell.ts";
-import type { ChannelWait } from "../transport/waiter.ts";
-import type { TmuxSocket } from "../transport/socket.ts";
+import type { PaneCall } from "./state.ts";
+import { endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
 import {
   type Current,
   CURRENT_FIELDS,
@@ -27,88 +25,113 @@ import {
 const SETTLE_TRIES = 400;
 const SETTLE_STEP_MS = 5;
 
-/** Options for {@linkcode readTrailer}. */
-export interface ReadTrailerOptions {
-  /** Release the trailer in the same round trip (when the output needs no capture while it holds). */
-  release?: boolean;
-  /** The output of {@linkcode trailerCommands} when the waiter already ran them. */
-  output?: string | null;
-}
-
 /**
- * The commands that read and remove the trailer's option and read the pane's position, then, with
- * `release`, release the trailer: last, so a line cut short by an error never released it.
+ * The commands that read and remove the trailer's option and read the pane's position (for a
+ * run whose server waited on its channel).
  */
-export function trailerCommands(call: PaneCall, options: ReadTrailerOptions = {}): string[] {
+export function trailerCommands(call: PaneCall): string[] {
   const { paneId, names } = call;
   return [
-    ...["show-options", "-p", "-v", "-t", paneId, names.option, THEN],
+    ...["display-message", "-p", "-t", paneId, `#{${names.option}}`, THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
     ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
-    ...(options.release ? [THEN, "wait-for", "-S", names.release] : []),
   ];
 }
 
+/** A trailer's option value, parsed: how the run ended, where output ended, `#{pane_path}`. */
+export interface Trailer {
+  /** Null: the status field was not one the trailer writes. */
+  end: RunEnd | null;
+  end_position: Position;
+  path: string;
+}
+
 /**
- * Reads and removes the trailer's option: exit status and end position. The position is exact
+ * Reads and removes the trailer's option: how the run ended and where. The position is exact
  * when tmux had already parsed the OSC 7 end marker then; otherwise tmux is still behind on the
- * pane's output, and since the trailer holds the shell, waiting for the marker to show up in
- * `#{pane_path}` gives the exact end.
+ * pane's output, and waiting for the marker to show up in `#{pane_path}` gives the end.
  */
-export async function readTrailer(
-  call: PaneCall,
-  options: ReadTrailerOptions = {},
-): Promise<{ status: number; end: Position; now: Current }> {
+export async function readTrailer(call: PaneCall): Promise<{ trailer: Trailer; now: Current }> {
   const { socket, paneId, names } = call;
-  const output = options.output ?? await runTmux(socket, trailerCommands(call, options));
-  const [value = "", ...rest] = splitCapture(output);
+  const [value = "", ...rest] = splitCapture(await runTmux(socket, trailerCommands(call)));
   const trailer = parseTrailerValue(value);
   let now = parseCurrent(parseRecords(rest.join("\n"), CURRENT_FIELDS)[0]);
-  const status = trailer.status;
-  if (trailer.path === names.channel) return { status, end: trailer.end, now };
-  for (let i = 0; i < SETTLE_TRIES && now.path !== names.channel; i++) {
+  if (trailer === null) {
+    throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
+  }
+  const marker = endMarkerPrefix(names);
+  if (trailer.path.startsWith(marker)) return { trailer, now };
+  for (let i = 0; i < SETTLE_TRIES && !now.path.startsWith(marker); i++) {
     await delay(SETTLE_STEP_MS);
     now = await currentPosition(socket, paneId);
   }
-  return { status, end: now, now };
+  return { trailer: { ...trailer, end_position: now }, now };
 }
 
-/** A trailer's option value: `status:history_size:cursor_y:cursor_x:pane_path`. */
-export function parseTrailerValue(value: string): { status: number; end: Position; path: string } {
-  const match = value.match(/^(\d+):(\d+):(\d+):(\d+):(.*)$/);
-  if (!match) {
-    throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
-  }
+/** The largest history and screen numbers a trailer can report (tmux's are ints). */
+const POSITION_MAX = 2 ** 31;
+
+/**
+ * A trailer's option value (`status:history_size:cursor_y:cursor_x:pane_path`), checked: numbers
+ * within tmux's ranges; null when it is not one a trailer writes (a program in the pane can
+ * rewrite the option).
+ */
+export function parseTrailerValue(value: string): Trailer | null {
+  const match = value.match(/^([0-9a-z]{1,3}):(\d{1,10}):(\d{1,10}):(\d{1,10}):(.*)$/s);
+  if (!match) return null;
+  const numbers = [match[2], match[3], match[4]].map(Number);
+  if (numbers.some((n) => n >= POSITION_MAX)) return null;
   return {
-    status: Number(match[1]),
-    end: { history: +match[2], y: +match[3], x: +match[4] },
+    end: parseRunEnd(match[1]),
+    end_position: { history: numbers[0], y: numbers[1], x: numbers[2] },
     path: match[5],
   };
 }
 
-type WaitOutcome = "signalled" | "timeout" | "aborted" | "pane_gone";
+/** How a wait for a run's end ended. */
+export type WaitOutcome =
+  | "ended"
+  | "timeout"
+  | "aborted"
+  | "pane_gone"
+  | "shell_gone"
+  | "stream_lost";
 
-/** How often a waiting call checks that its pane still exists (a closed pane never signals). */
-const PANE_CHECK_MS = 1000;
+/** How often a waiting call checks that its pane and its shell are still there. */
+const PANE_CHECK_MS = 500;
+
+/** Options for {@linkcode waitForEnd}. */
+export interface WaitForEndOptions {
+  /** When the call started (ms since the epoch): the timeout counts from there. */
+  started: number;
+  /** The pane process the command was typed into: another one means the pane was respawned. */
+  pid: number;
+  /** Called at every pane check: progress reports for the caller. */
+  progress?: () => Promise<void>;
+}
 
 /**
- * Waits for a waiter child (`wait-for` on the call's channel) until it returns, the timeout
- * passes, the call is cancelled, or the pane goes away (checked every {@linkcode PANE_CHECK_MS}).
+ * Waits for `ended` (the run's end, or the loss of what reports it) until the timeout passes, the
+ * call is cancelled, or the pane goes away or gets another process (checked every
+ * {@linkcode PANE_CHECK_MS}: a closed pane, or a replaced shell, never reports an end).
  */
-export async function waitFor(
-  waiter: TmuxChild,
+export async function waitForEnd(
+  ended: Promise<"ended" | "stream_lost">,
   request: Pick<RunRequest, "socket" | "paneId" | "timeout" | "signal">,
-  started: number,
-  progress?: () => Promise<void>,
+  options: WaitForEndOptions,
 ): Promise<WaitOutcome> {
   let check: ReturnType<typeof setInterval> | undefined;
-  const gone = new Promise<"pane_gone">((resolve) => {
+  const gone = new Promise<"pane_gone" | "shell_gone">((resolve) => {
     let busy = false;
     check = setInterval(async () => {
       if (busy) return;
       busy = true;
       try {
-        await (progress ? progress() : queryPane(request.socket, request.paneId, []));
+        const state = await queryPane(request.socket, request.paneId, ["pane_pid", "pane_dead"]);
+        if (state.pane_dead === "1" || state.pane_pid !== String(options.pid)) {
+          resolve("shell_gone");
+        }
+        await options.progress?.();
       } catch (error) {
         if (error instanceof TmuxError && error.code === "not_found") resolve("pane_gone");
       } finally {
@@ -116,43 +139,30 @@ export async function waitFor(
       }
     }, PANE_CHECK_MS);
   });
-  const signal = deadline(started + request.timeout * 1000 - Date.now(), request.signal);
+  const signal = deadline(
+    options.started + request.timeout * 1000 - Date.now(),
+    request.signal,
+  );
   try {
-    const outcome = await abortable(
-      Promise.race([waiter.done.then((r) => r.success ? "signalled" as const : r), gone]),
-      signal,
-    );
+    const outcome = await abortable(Promise.race([ended, gone]), signal);
     if (outcome === ABORTED) return request.signal?.aborted ? "aborted" : "timeout";
-    if (typeof outcome === "object") {
-      // wait-for only fails when the server went away.
-      throw new TmuxError(
-        "tmux_unavailable",
-        `tmux server went away while waiting: ${outcome.stderr.trim() || "wait-for failed"}`,
-      );
-    }
     return outcome;
   } finally {
     clearInterval(check);
   }
 }
 
-/** How long a waiter woken at the timeout may take to answer. */
-const WAKE_MS = 1000;
-
-/**
- * At the timeout the waiter is woken, not killed: a trailer that signalled just then has been read
- * by it (true: the call ended), where killing it could lose that read with the status consumed. A
- * trailer that has not run leaves the read failing on the missing option, and nothing consumed.
- * Our own signal may then stay on the channel: it is drained.
- */
-export async function endedAtTimeout(
-  socket: TmuxSocket,
-  call: { names: CallNames; waiter: ChannelWait },
-): Promise<boolean> {
-  const { names, waiter } = call;
-  await runTmux(socket, ["wait-for", "-S", names.channel]).catch(() => {});
-  const late = await abortable(waiter.done, AbortSignal.timeout(WAKE_MS));
-  if (late === ABORTED || late.output === null) return false;
-  await drain(socket, names.channel);
-  return true;
+/** What a `tmux wait-for` child reports, as {@linkcode waitForEnd} takes it. */
+export async function channelEnd(
+  done: Promise<{ success: boolean; stderr: string }>,
+): Promise<"ended"> {
+  const result = await done;
+  // wait-for only fails when the server went away.
+  if (!result.success) {
+    throw new TmuxError(
+      "tmux_unavailable",
+      `tmux server went away while waiting: ${result.stderr.trim() || "wait-for failed"}`,
+    );
+  }
+  return "ended";
 }

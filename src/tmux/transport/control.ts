@@ -8,8 +8,8 @@
  */
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
-import { type SocketAddress, spawnRun, THEN, tmuxArgs } from "./exec.ts";
-import { closeControlChild, readLines, terminate } from "./lines.ts";
+import { type SocketAddress, spawnRun, THEN } from "./exec.ts";
+import { type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 
 /**
@@ -83,7 +83,7 @@ function controlExited(): TmuxError {
 }
 
 /**
- * The control clients of one owner (see `TmuxClient`), one per socket, and when a socket that
+ * The command clients of one owner (see `TmuxClient`), one per socket, and when a socket that
  * failed to connect may be tried again.
  */
 export interface ControlPool {
@@ -91,10 +91,8 @@ export interface ControlPool {
   readonly clients: Map<string, Promise<Control | null>>;
   /** Per socket name, the time (ms since the epoch) before which no new connection is tried. */
   readonly retryAfter: Map<string, number>;
-  /** Per socket name, control clients kept for blocking waits and idle now (see waiter.ts). */
-  readonly idleWaiters: Map<string, Control[]>;
-  /** Waiting control clients, to close at shutdown. */
-  readonly waiting: Set<Control>;
+  /** The queues control clients start and end through (shared with the watchers). */
+  readonly gates: ClientGates;
 }
 
 /** A socket whose commands may go over its owner's control client. */
@@ -103,9 +101,9 @@ export interface ControlledSocket extends SocketAddress {
   readonly controls: ControlPool | null;
 }
 
-/** An empty pool. */
-export function createControlPool(): ControlPool {
-  return { clients: new Map(), retryAfter: new Map(), idleWaiters: new Map(), waiting: new Set() };
+/** An empty pool whose clients start and end through `gates`. */
+export function createControlPool(gates: ClientGates): ControlPool {
+  return { clients: new Map(), retryAfter: new Map(), gates };
 }
 
 const encoder = new TextEncoder();
@@ -121,13 +119,13 @@ export function keyOf(socket: SocketAddress): string {
 /**
  * Pane content (or a path, a title) imitated the protocol: nothing read on this client is
  * trusted. The command in flight did run (tmux runs a line at once), only its output is lost; the
- * client is closed and the next command connects anew.
+ * client is ended and the next command connects anew.
  */
-function forged(control: Control): void {
+function forged(control: Control, end: () => void): void {
   const pending = control.queue.shift();
   pending?.reject(new TmuxError("tmux_unavailable", CONTROL_FORGED));
   fail(control, controlExited());
-  terminate(control.child);
+  end();
 }
 
 function fail(control: Control, error: TmuxError): void {
@@ -135,11 +133,20 @@ function fail(control: Control, error: TmuxError): void {
   for (const pending of control.queue.splice(0)) pending.reject(error);
 }
 
-async function readLoop(control: Control, done: () => void): Promise<void> {
+async function* allLines(started: StartedClient): AsyncGenerator<Uint8Array, void, undefined> {
+  yield started.first;
+  yield* started.lines;
+}
+
+async function readLoop(
+  control: Control,
+  started: StartedClient,
+  hooks: { end: () => void; done: () => void },
+): Promise<void> {
   const decoder = new TextDecoder();
   let block: { time: string; number: string; mine: boolean; lines: string[] } | null = null;
   try {
-    for await (const bytes of readLines(control.child.stdout)) {
+    for await (const bytes of allLines(started)) {
       if (!control.alive) break;
       const line = decoder.decode(bytes);
       const fields = line.split(" ");
@@ -148,7 +155,7 @@ async function readLoop(control: Control, done: () => void): Promise<void> {
           block = { time: fields[1], number: fields[2], mine: fields[3] === "1", lines: [] };
         } else if (fields[0] === "%end" || fields[0] === "%error") {
           // A block's end outside a block: pane text ended the last block early.
-          forged(control);
+          forged(control, hooks.end);
           break;
         }
         // Everything else outside a block is a notification: ignored.
@@ -179,7 +186,7 @@ async function readLoop(control: Control, done: () => void): Promise<void> {
         continue;
       }
       if (ended.lines.length !== 1 || ended.lines[0] !== pending.nonce) {
-        forged(control);
+        forged(control, hooks.end);
         break;
       }
       if (pending.remaining > 0) continue;
@@ -190,46 +197,56 @@ async function readLoop(control: Control, done: () => void): Promise<void> {
     // The pipe broke: treated as the client exiting.
   }
   fail(control, controlExited());
-  done();
+  hooks.done();
 }
 
 /**
- * Starts a control client attached to the socket's first session; `onExit` runs when it goes
- * away. Null when none can be had (no session yet, tmux gone); then the socket is not tried again
- * for a moment.
+ * The session a command client attaches to: one a person already has attached, where one more
+ * attached client changes nothing (tmux sends focus-in to the current pane, and clears the current
+ * window's alert flags, when a session gains its first client), else the first.
  */
-export async function connectControl(
+async function sessionToAttach(socket: SocketAddress): Promise<string | null> {
+  const listing = await spawnRun(socket, [
+    "list-sessions",
+    "-F",
+    "#{session_attached} #{session_id}",
+  ]);
+  const sessions = listing.split("\n").filter((line) => line !== "").map((line) => line.split(" "));
+  return (sessions.find(([attached]) => attached !== "0") ?? sessions[0])?.[1] ?? null;
+}
+
+/**
+ * Starts a command client (no output, no effect on sizes) attached to a session of the socket;
+ * `onExit` runs when it goes away. Null when none can be had (no session yet, tmux gone); then the
+ * socket is not tried again for a moment.
+ */
+async function connectControl(
   socket: SocketAddress,
   options: { pool: ControlPool; onExit: (control: Control) => void },
 ): Promise<Control | null> {
   const { pool } = options;
   const key = keyOf(socket);
   if ((pool.retryAfter.get(key) ?? 0) > Date.now()) return null;
-  try {
-    const sessions = await spawnRun(socket, ["list-sessions", "-F", "#{session_id}"]);
-    const session = sessions.split("\n")[0];
-    if (!session) throw new Error("no session");
-    const child = new Deno.Command("tmux", {
-      args: tmuxArgs(socket, [
-        "-C",
-        "attach-session",
-        "-f",
-        "no-output,ignore-size",
-        "-t",
-        session,
-      ]),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const control: Control = { child, writer: child.stdin.getWriter(), queue: [], alive: true };
-    readLoop(control, () => options.onExit(control));
-    child.status.then(() => fail(control, controlExited()));
-    return control;
-  } catch {
+  const session = await sessionToAttach(socket).catch(() => null);
+  const started = session === null ? null : await startClient(pool.gates, socket, [
+    ...["attach-session", "-f", "no-output,ignore-size", "-t", session],
+  ]);
+  if (started === null) {
     pool.retryAfter.set(key, Date.now() + RETRY_MS);
     return null;
   }
+  const control: Control = {
+    child: started.child,
+    writer: started.writer,
+    queue: [],
+    alive: true,
+  };
+  readLoop(control, started, {
+    end: () => endClient(pool.gates, socket, control),
+    done: () => options.onExit(control),
+  });
+  started.child.status.then(() => fail(control, controlExited()));
+  return control;
 }
 
 /**
@@ -268,17 +285,18 @@ export function sendControl(control: Control, args: readonly string[]): Promise<
   });
 }
 
-/** Closes every control client of a pool (at shutdown). */
+/** Ends every command client of a pool (at shutdown). */
 export async function closeControlPool(pool: ControlPool): Promise<void> {
-  const all = [
-    ...await Promise.all(pool.clients.values()),
-    ...[...pool.idleWaiters.values()].flat(),
-    ...pool.waiting,
-  ];
+  const all = await Promise.all(
+    pool.clients.entries().map(async ([key, client]) => {
+      const control = await client;
+      return control === null ? null : { control, socketName: key === "" ? null : key };
+    }),
+  );
   pool.clients.clear();
-  pool.idleWaiters.clear();
-  pool.waiting.clear();
-  await Promise.all(all.map(async (control) => {
-    if (control !== null) await closeControlChild(control);
+  await Promise.all(all.map(async (entry) => {
+    if (entry !== null) {
+      await endClient(pool.gates, { socketName: entry.socketName }, entry.control, { last: true });
+    }
   }));
 }

@@ -18,8 +18,8 @@ export interface TmuxSocket {
    */
   readonly controls: ControlPool | null;
   /**
-   * The owner's output watchers.
+   * The owner's output watchers; null: no watcher is started (nothing attaches to a session).
    * @ignore
    */
-  readonly watchers: WatcherPool;
+  readonly watchers: WatcherPool | null;
 }

@@ -1,16 +1,18 @@
 /**
  * Pane output as it happens: a read-only control client attached to a pane's session reports
  * `%output` for every pane there. Waits use it to look at a pane as soon as it writes, and
- * run_command to read a command's output from the byte stream itself, and to tell a shell reading
- * a command line from a program that took the terminal. One watcher per socket and session,
- * shared; it stays a minute after its last user leaves, so calls do not start a new one each and
- * the panes are followed between them, and {@linkcode closeWatchers} ends them all.
+ * run_command to read a command's output, and its end, from the byte stream itself, and to tell a
+ * shell reading a command line from a program that took the terminal. One watcher per socket and
+ * session, shared. Control clients that come and go crash tmux 3.2 to 3.5a (see gate.ts), so
+ * watchers start and end through the socket's gate, stay ten minutes after their last use (the
+ * panes are followed between calls, and watchers are started rarely), and at most
+ * {@linkcode WATCHERS_MAX} are kept per socket; {@linkcode closeWatcherPool} ends them all.
  *
  * @module
  */
 
-import { type SocketAddress, tmuxArgs } from "./exec.ts";
-import { closeControlChild, readLines } from "./lines.ts";
+import type { SocketAddress } from "./exec.ts";
+import { type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
 
@@ -26,9 +28,13 @@ export interface Watcher {
   writer: WritableStreamDefaultWriter<Uint8Array>;
   listeners: Map<string, Set<OutputListener>>;
   users: number;
-  /** Lines the watcher's own commands are waiting for (see {@linkcode ready}). */
+  /** When it was last left by its last user (ms since the epoch). */
+  lastUsed: number;
+  /** Lines the watcher's own commands are waiting for (see {@linkcode roundTrip}). */
   awaited: Map<string, () => void>;
   alive: boolean;
+  /** Resolves when it has gone away. */
+  gone: Promise<void>;
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
   idle: ReturnType<typeof setTimeout> | undefined;
@@ -41,17 +47,24 @@ export interface Watcher {
 }
 
 /** The watchers of one owner (see `TmuxClient`), one per socket and session. */
-export type WatcherPool = Map<string, Watcher>;
-
-/** A socket whose panes can be watched through its owner's watchers. */
-export interface WatchedSocket extends SocketAddress {
-  /** The owner's watchers. */
-  readonly watchers: WatcherPool;
+export interface WatcherPool {
+  /** The live watchers, by socket and session. */
+  readonly live: Map<string, Watcher>;
+  /** Watchers being started, by socket and session. */
+  readonly starting: Map<string, Promise<Watcher | null>>;
+  /** The queues control clients start and end through (shared with the command clients). */
+  readonly gates: ClientGates;
 }
 
-/** An empty pool. */
-export function createWatcherPool(): WatcherPool {
-  return new Map();
+/** A socket whose panes can be watched through its owner's watchers (null: none are started). */
+export interface WatchedSocket extends SocketAddress {
+  /** The owner's watchers. */
+  readonly watchers: WatcherPool | null;
+}
+
+/** An empty pool whose watchers start and end through `gates`. */
+export function createWatcherPool(gates: ClientGates): WatcherPool {
+  return { live: new Map(), starting: new Map(), gates };
 }
 
 const encoder = new TextEncoder();
@@ -61,9 +74,12 @@ const OUTPUT_PREFIX = encoder.encode("%output %");
 
 /**
  * How long a watcher nobody uses stays attached: long enough to follow a pane between an agent's
- * calls (see {@linkcode lineEditorState}).
+ * calls (see {@linkcode lineEditorState}), and to start watchers rarely.
  */
-const LINGER_MS = 60_000;
+const LINGER_MS = 10 * 60_000;
+
+/** Watchers kept per socket: a new one ends the least recently used idle one, if it must. */
+const WATCHERS_MAX = 16;
 
 /** Bracketed paste switched on or off, as `%output` escapes it. */
 const BRACKET_ON = encoder.encode("\\033[?2004h");
@@ -126,47 +142,46 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (watcher.awaited.size > 0) watcher.awaited.get(decoder.decode(line))?.();
 }
 
-function start(socket: WatchedSocket, sessionId: string, key: string): Watcher | null {
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command("tmux", {
-      args: tmuxArgs(socket, [
-        "-C",
-        "attach-session",
-        "-f",
-        "ignore-size,read-only",
-        "-t",
-        sessionId,
-      ]),
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-  } catch {
-    return null;
-  }
+async function* allLines(started: StartedClient): AsyncGenerator<Uint8Array, void, undefined> {
+  yield started.first;
+  yield* started.lines;
+}
+
+async function start(
+  socket: SocketAddress,
+  pool: WatcherPool,
+  target: { sessionId: string; key: string },
+): Promise<Watcher | null> {
+  const started = await startClient(pool.gates, socket, [
+    ...["attach-session", "-f", "ignore-size,read-only", "-t", target.sessionId],
+  ]);
+  if (started === null) return null;
+  let markGone!: () => void;
   const watcher: Watcher = {
-    key,
-    child,
-    writer: child.stdin.getWriter(),
+    key: target.key,
+    child: started.child,
+    writer: started.writer,
     listeners: new Map(),
     users: 0,
+    lastUsed: Date.now(),
     awaited: new Map(),
     alive: true,
+    gone: new Promise((resolve) => markGone = resolve),
     ready: null,
     idle: undefined,
     lineEditor: new Map(),
   };
   (async () => {
     try {
-      for await (const line of readLines(child.stdout)) handleLine(watcher, line);
+      for await (const line of allLines(started)) handleLine(watcher, line);
     } catch {
       // The watcher went away; waits fall back to their timer, runs to the screen.
     }
     watcher.alive = false;
     clearTimeout(watcher.idle);
     for (const wake of watcher.awaited.values()) wake();
-    if (socket.watchers.get(key) === watcher) socket.watchers.delete(key);
+    if (pool.live.get(target.key) === watcher) pool.live.delete(target.key);
+    markGone();
   })();
   return watcher;
 }
@@ -199,34 +214,69 @@ export async function watcherCaughtUp(
   socket: WatchedSocket,
   target: { sessionId: string },
 ): Promise<boolean> {
-  const watcher = socket.watchers.get(keyOf(socket, target.sessionId));
+  const watcher = socket.watchers?.live.get(keyOf(socket, target.sessionId));
   return watcher?.alive === true && await roundTrip(watcher);
 }
 
-async function stop(pool: WatcherPool, watcher: Watcher): Promise<void> {
+async function stop(
+  socket: SocketAddress,
+  pool: WatcherPool,
+  watcher: Watcher,
+  options: { last?: boolean } = {},
+): Promise<void> {
   clearTimeout(watcher.idle);
-  if (pool.get(watcher.key) === watcher) pool.delete(watcher.key);
-  await closeControlChild(watcher);
+  watcher.alive = false;
+  if (pool.live.get(watcher.key) === watcher) pool.live.delete(watcher.key);
+  await endClient(pool.gates, socket, watcher, options);
+}
+
+/** Makes room for one more watcher of the socket: false when all kept ones are in use. */
+async function makeRoom(socket: SocketAddress, pool: WatcherPool): Promise<boolean> {
+  const prefix = `${socket.socketName ?? ""}\x00`;
+  const mine = [...pool.live.values()].filter((watcher) => watcher.key.startsWith(prefix));
+  if (mine.length < WATCHERS_MAX) return true;
+  const idle = mine.filter((watcher) => watcher.users === 0)
+    .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+  if (idle === undefined) return false;
+  await stop(socket, pool, idle);
+  return true;
+}
+
+/** The session's live watcher, started (once, however many ask at once) when there is none. */
+function watcherFor(
+  socket: WatchedSocket & { watchers: WatcherPool },
+  sessionId: string,
+): Promise<Watcher | null> {
+  const pool = socket.watchers;
+  const key = keyOf(socket, sessionId);
+  const live = pool.live.get(key);
+  if (live?.alive) return Promise.resolve(live);
+  let starting = pool.starting.get(key);
+  if (starting === undefined) {
+    starting = (async () => {
+      if (!await makeRoom(socket, pool)) return null;
+      const watcher = await start(socket, pool, { sessionId, key });
+      if (watcher !== null) pool.live.set(key, watcher);
+      return watcher;
+    })().finally(() => pool.starting.delete(key));
+    pool.starting.set(key, starting);
+  }
+  return starting;
 }
 
 function keyOf(socket: SocketAddress, sessionId: string): string {
   return `${socket.socketName ?? ""}\x00${sessionId}`;
 }
 
-function join(
+async function join(
   socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
   listener: OutputListener,
-): { watcher: Watcher; leave: () => void } | null {
-  const key = keyOf(socket, target.sessionId);
-  let watcher = socket.watchers.get(key);
-  if (!watcher || !watcher.alive) {
-    const started = start(socket, target.sessionId, key);
-    if (started === null) return null;
-    watcher = started;
-    socket.watchers.set(key, watcher);
-  }
-  const own = watcher;
+): Promise<{ watcher: Watcher; leave: () => void } | null> {
+  if (socket.watchers === null) return null;
+  const pool = socket.watchers;
+  const own = await watcherFor({ ...socket, watchers: pool }, target.sessionId);
+  if (own === null) return null;
   clearTimeout(own.idle);
   own.users++;
   const set = own.listeners.get(target.paneId) ?? new Set();
@@ -238,27 +288,30 @@ function join(
     left = true;
     set.delete(listener);
     if (--own.users > 0) return;
-    own.idle = setTimeout(() => stop(socket.watchers, own), LINGER_MS);
+    own.lastUsed = Date.now();
+    own.idle = setTimeout(() => stop(socket, pool, own), LINGER_MS);
   };
   return { watcher: own, leave };
 }
 
 /**
  * Calls `onOutput` whenever the pane writes output, until the returned function is called. Best
- * effort: when no watcher can be started the caller's own timer is all there is.
+ * effort: when no watcher can be had the caller's own timer is all there is.
  */
-export function watchOutput(
+export async function watchOutput(
   socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
   onOutput: () => void,
-): () => void {
-  return join(socket, target, () => onOutput())?.leave ?? (() => {});
+): Promise<() => void> {
+  return (await join(socket, target, () => onOutput()))?.leave ?? (() => {});
 }
 
 /** A subscription to one pane's output bytes. */
 export interface OutputTap {
   /** False once the watcher went away: bytes may have been missed since. */
   readonly alive: boolean;
+  /** Resolves when the watcher goes away. */
+  readonly lost: Promise<void>;
   /** Ends the subscription. */
   close(): void;
 }
@@ -272,7 +325,7 @@ export async function tapOutput(
   target: { sessionId: string; paneId: string },
   onBytes: OutputListener,
 ): Promise<OutputTap | null> {
-  const joined = join(socket, target, onBytes);
+  const joined = await join(socket, target, onBytes);
   if (joined === null) return null;
   const { watcher, leave } = joined;
   watcher.ready ??= roundTrip(watcher);
@@ -284,6 +337,7 @@ export async function tapOutput(
     get alive(): boolean {
       return watcher.alive;
     },
+    lost: watcher.gone,
     close: leave,
   };
 }
@@ -298,12 +352,18 @@ export function lineEditorState(
   socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
 ): "reading" | "not_reading" | "unknown" {
-  const watcher = socket.watchers.get(keyOf(socket, target.sessionId));
+  const watcher = socket.watchers?.live.get(keyOf(socket, target.sessionId));
   const reading = watcher?.alive ? watcher.lineEditor.get(target.paneId) : undefined;
   return reading === undefined ? "unknown" : reading ? "reading" : "not_reading";
 }
 
-/** Closes every watcher of a pool (at shutdown). */
+/** Ends every watcher of a pool (at shutdown). */
 export async function closeWatcherPool(pool: WatcherPool): Promise<void> {
-  await Promise.all([...pool.values()].map((watcher) => stop(pool, watcher)));
+  await Promise.all([...pool.starting.values()]);
+  await Promise.all([...pool.live.values()].map((watcher) => {
+    const socketName = watcher.key.slice(0, watcher.key.indexOf("\x00"));
+    return stop({ socketName: socketName === "" ? null : socketName }, pool, watcher, {
+      last: true,
+    });
+  }));
 }
