@@ -25,10 +25,27 @@ export function abortable<T>(
   });
 }
 
-/** A signal that aborts after `ms` milliseconds or when `signal` (if any) does. */
-export function deadline(ms: number, signal?: AbortSignal): AbortSignal {
-  const timeout = AbortSignal.timeout(Math.max(0, ms));
-  return signal === undefined ? timeout : AbortSignal.any([timeout, signal]);
+/** A deadline's signal; disposing of it (`using`) lets its timer go when the wait ends early. */
+export interface Deadline extends Disposable {
+  /** Aborts when the time is up, or when the given signal does. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A signal that aborts after `ms` milliseconds or when `signal` (if any) does. Unlike
+ * `AbortSignal.timeout`, whose timer lives its full term, it is released on disposal: calls that
+ * end in milliseconds do not keep a timer each for their whole timeout.
+ */
+export function deadline(ms: number, signal?: AbortSignal): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException("The deadline passed", "TimeoutError")),
+    Math.max(0, ms),
+  );
+  return {
+    signal: signal === undefined ? controller.signal : AbortSignal.any([controller.signal, signal]),
+    [Symbol.dispose]: () => clearTimeout(timer),
+  };
 }
 
 /** Resolves after `ms` milliseconds, or sooner when the signal aborts. */

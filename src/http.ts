@@ -16,6 +16,7 @@ import {
   type McpServer,
   type WebStandardStreamableHTTPServerTransport,
 } from "./deps.ts";
+import { endCancelledRequests } from "./cancelled_requests.ts";
 import { serveHttp1 } from "./http_server.ts";
 import { isLoopback, LOOPBACK_NAMES, urlHost } from "./net.ts";
 import { connectServer, type ToolContext } from "./server.ts";
@@ -201,7 +202,7 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
           sessions.delete(id);
         },
       });
-    const server = await connectServer(context, transport);
+    const server = await connectServer(context, endCancelledRequests(transport));
     const response = await transport.handleRequest(req);
     if (sessionId === null) await server.close().catch(() => {});
     return response;

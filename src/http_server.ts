@@ -16,7 +16,12 @@ import { urlHost } from "./net.ts";
 export interface Http1Options {
   hostname: string;
   port: number;
-  /** Connections open at once; more are answered 503 and closed (default 128). */
+  /**
+   * Connections open at once (default 128). A new one beyond that closes the connection that has
+   * been sending its request longest (else the one idle longest: a kept-alive connection waiting
+   * for its next request, or one that has sent nothing); when every connection is being
+   * answered, the new one is answered 503 and closed.
+   */
   maxConnections?: number;
   /** Time for a request's line and headers to arrive, in ms (default 10 s). */
   headerTimeoutMs?: number;
@@ -134,12 +139,14 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
   const writeMs = options.writeTimeoutMs ?? 30_000;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
-  const open = new Set<BufferedConn>();
+  /** Open connections, with when each began sending its current request (null: being answered). */
+  const open = new Map<BufferedConn, number | null>();
   const running = new Set<Promise<void>>();
   const origin = `http://${urlHost(addr.hostname)}:${addr.port}`;
 
   async function serveConn(conn: BufferedConn): Promise<void> {
     for (let first = true; !conn.closed; first = false) {
+      if (!first) open.set(conn, Date.now());
       try {
         // Waiting for a first request counts as reading its head; later ones may idle first.
         if (!first) {
@@ -169,6 +176,7 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
           await conn.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
         }
         const body = await within(conn, bodyMs, () => readBody(conn, request, maxBody));
+        open.set(conn, null);
         const abort = new AbortController();
         let response: Response;
         try {
@@ -206,6 +214,29 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
     conn.close();
   }
 
+  /**
+   * Closes the connection that has been sending its request longest (peers that trickle bytes,
+   * or reconnect to do it again, cannot keep real clients out), else the one idle longest; false
+   * when every connection is being answered.
+   */
+  function evictSlowest(): boolean {
+    let slowest: BufferedConn | null = null;
+    let rank = [Infinity, Infinity];
+    for (const [conn, since] of open) {
+      if (since === null) continue;
+      // Sending (bytes of a request are in) before idle, then the oldest.
+      const mine = [conn.buffered > 0 ? 0 : 1, since];
+      if (mine[0] < rank[0] || (mine[0] === rank[0] && mine[1] < rank[1])) {
+        slowest = conn;
+        rank = mine;
+      }
+    }
+    if (slowest === null) return false;
+    open.delete(slowest);
+    slowest.close();
+    return true;
+  }
+
   const accepting = (async () => {
     for (;;) {
       let raw: Deno.Conn;
@@ -215,14 +246,14 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
         break;
       }
       const conn = new BufferedConn(raw);
-      if (open.size >= maxConnections) {
+      if (open.size >= maxConnections && !evictSlowest()) {
         // Refused before reading anything: a full house is never held longer by a slow peer.
         answerFailure(conn, new HttpFailure(503, "too many connections")).finally(() =>
           conn.close()
         );
         continue;
       }
-      open.add(conn);
+      open.set(conn, Date.now());
       const task = serveConn(conn).finally(() => {
         open.delete(conn);
         running.delete(task);
@@ -240,7 +271,7 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
         // Already closed.
       }
       await accepting;
-      for (const conn of open) conn.close();
+      for (const conn of open.keys()) conn.close();
       await Promise.allSettled([...running]);
     })();
   return { addr, finished: accepting.then(() => shutdown()), shutdown };

@@ -226,3 +226,68 @@ Deno.test("an uncollected run's record expires: past its time, the next timeout 
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("a server killed mid-call leaves no shell waiting for it: the prompt comes back on its own", async () => {
+  const tmux = await startTmux();
+  try {
+    const pane = await tmux.newPane();
+    for (const command of ["sleep 0.5; echo late", "sleep 0.5; echo 'ünïcödé'"]) {
+      const conn = await startServer("stdio", { socketName: tmux.socketName });
+      const call = run(conn, { command, pane_id: pane, timeout: 30 }).catch(() => null);
+      await until("the command started", () => commandRunning(tmux, pane));
+      Deno.kill(conn.serverPid, "SIGKILL");
+      await call;
+      await conn.close();
+      // No server runs now: the shell must not wait for one.
+      await until("the command ended", async () => !(await commandRunning(tmux, pane)));
+      await prompt(tmux, pane);
+      const options = await tmux.run("show-options", "-p", "-t", pane);
+      assertEquals(options.split("\n").filter((l) => l.startsWith("@tmux_mcp")), []);
+      const buffers = await tmux.run("list-buffers", "-F", "#{buffer_name}");
+      assertEquals(buffers.split("\n").filter((b) => b.startsWith("tmux_mcp_")), []);
+    }
+  } finally {
+    await tmux.close();
+  }
+});
+
+Deno.test("a pane respawned under a call ends it at once, and so does wait_for_command", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const respawn = async () => {
+      await tmux.run("respawn-pane", "-k", "-t", pane, "env PS1='$ ' bash --norc --noprofile");
+      await prompt(tmux, pane);
+    };
+    const call = run(conn, { command: "echo started; sleep 1000", pane_id: pane, timeout: 8 });
+    await until("the command started", () => commandRunning(tmux, pane));
+    await respawn();
+    const ended = (await call).structuredContent as Json;
+    assertEquals([ended.timed_out, ended.exit_status, ended.anchor_lost], [false, null, true]);
+    assertMatch(String(ended.no_status_reason), /replaced/);
+    await works(conn, pane, "respawned");
+    const runId = await timedOut(conn, pane, "sleep 1000");
+    await respawn();
+    const collected = await waitAgain(conn, runId, 8);
+    assertEquals([collected.timed_out, collected.exit_status], [false, null]);
+    assertMatch(String(collected.no_status_reason), /replaced/);
+    await works(conn, pane, "again");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("a shell without TMUX in its environment runs commands like any other", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane("env -u TMUX PS1='$ ' bash --norc --noprofile");
+    await prompt(tmux, pane);
+    for (const word of ["one", "two"]) {
+      const result = await run(conn, {
+        command: `echo ${word}; echo é`,
+        pane_id: pane,
+        timeout: 5,
+      });
+      const out = result.structuredContent as Json;
+      assertEquals([out.exit_status, out.output], [0, [word, "é"]], textOf(result));
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

@@ -315,3 +315,65 @@ Deno.test("a script waiting at read -p is left alone: started false, its answer 
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("shell tracing, a DEBUG trap and an alias for tmux neither leak into output nor break a call", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const setups = [
+      "set -x",
+      "set +x; set -v",
+      "set +v; set -T; trap 'echo \"DEBUG: $BASH_COMMAND\"' DEBUG",
+      "trap - DEBUG; set +T; alias tmux=false; tmux() { echo shadowed; }",
+    ];
+    for (const [i, setup] of setups.entries()) {
+      await tmux.run("send-keys", "-t", pane, setup, "Enter");
+      await until(
+        "the prompt",
+        async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$"),
+      );
+      for (const command of [`echo plain${i}`, `echo 'ünïcödé${i}'`]) {
+        const out = await run(conn, { command, pane_id: pane, timeout: 10 });
+        assertEquals(
+          [out.exit_status, out.output],
+          [0, [command.slice(5).replaceAll("'", "")]],
+          `${setup}: ${JSON.stringify(out)}`,
+        );
+      }
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("DCS, APC, PM and SOS payloads are dropped, and an unterminated one swallows no marker", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const out = await run(conn, {
+      command: "printf 'a\\033Pq#0;2;0;0;0#0!10~\\033\\\\b\\033_apc\\033\\\\c\\033^pm\\033\\\\" +
+        "d\\033Xsos\\033\\\\e\\n'",
+      pane_id: pane,
+      timeout: 10,
+    });
+    assertEquals([out.exit_status, out.output], [0, ["abcde"]]);
+    // As a terminal would, the open string takes the rest of the output; the run still ends.
+    const open = await run(conn, {
+      command: "printf 'x\\n\\033Pq#0;2;0;0;0'; echo swallowed; exit 4",
+      pane_id: pane,
+      timeout: 10,
+    });
+    assertEquals([open.exit_status, open.output], [4, ["x"]]);
+    const next = await run(conn, { command: "echo after", pane_id: pane, timeout: 10 });
+    assertEquals([next.exit_status, next.output], [0, ["after"]]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("bytes that are not UTF-8 are flagged; a U+FFFD the command printed is not", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const step = (command: string) => run(conn, { command, pane_id: pane, timeout: 10 });
+    const bad = await step("printf 'a\\377b\\300\\n'");
+    assertEquals([bad.output, bad.invalid_utf8], [["a\ufffdb\ufffd"], true]);
+    const real = await step("printf '\\357\\277\\275 \\303\\251\\n'");
+    assertEquals([real.output, real.invalid_utf8], [["\ufffd é"], false]);
+  });
+});

@@ -50,6 +50,9 @@ export async function capturePane(
 }
 
 interface CursorState {
+  /** The pane and tmux server (socket name, "" for the default) the cursor was made for. */
+  pane: string;
+  socket: string;
   pid: number;
   /** Absolute row (history rows + screen row) of the first row not yet returned. */
   row: number;
@@ -83,21 +86,39 @@ function encodeCursor(state: CursorState): string {
   return btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
 }
 
-function decodeCursor(cursor: string): CursorState {
+/** Bounds of a cursor's numbers: tmux's rows are ints, a process id fits in 31 bits. */
+const ROW_MAX = 2 ** 32;
+
+function isCount(value: unknown, max: number): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < max;
+}
+
+/**
+ * A cursor's state, checked: made for this pane of this tmux server, every number a safe integer
+ * within tmux's ranges (a cursor comes from the caller, and every loop over it is bounded by them).
+ */
+function decodeCursor(cursor: string, owner: { pane: string; socket: string }): CursorState {
+  let state;
   try {
     const bytes = Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0));
-    const state = JSON.parse(new TextDecoder().decode(bytes));
-    if (
-      [state.pid, state.row, state.history, state.tail, state.n, state.tailRow].every((v) =>
-        typeof v === "number"
-      ) && (state.last === null || typeof state.last === "string")
-    ) {
-      return state;
-    }
+    state = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    // Fall through to the error below.
+    state = null;
   }
-  throw new TmuxError("invalid_argument", "cursor is not one this server returned");
+  const valid = state !== null && typeof state === "object" && typeof state.pane === "string" &&
+    typeof state.socket === "string" && isCount(state.pid, ROW_MAX) && state.pid > 0 &&
+    isCount(state.row, ROW_MAX) && isCount(state.history, ROW_MAX) &&
+    isCount(state.tailRow, ROW_MAX) && isCount(state.n, TAIL_LINES + 1) &&
+    isCount(state.tail, ROW_MAX) && (state.last === null || typeof state.last === "string");
+  if (!valid) throw new TmuxError("invalid_argument", "cursor is not one this server returned");
+  if (state.pane !== owner.pane || state.socket !== owner.socket) {
+    throw new TmuxError(
+      "invalid_argument",
+      `the cursor was made for another pane or tmux server, not ${owner.pane}: take a new one ` +
+        "(capture_since without a cursor)",
+    );
+  }
+  return state;
 }
 
 /** Rows from some row down to the cursor, read together with the position they belong to. */
@@ -193,9 +214,10 @@ function hashLines(lines: readonly string[]): number {
 }
 
 /** The cursor for the poll after `block`: after its last complete line. */
-function cursorAfter(block: Block): string {
+function cursorAfter(block: Block, owner: { pane: string; socket: string }): string {
   const tail = block.lines.slice(-TAIL_LINES);
   return encodeCursor({
+    ...owner,
     pid: block.pos.pid,
     row: block.currentStart,
     history: block.pos.history,
@@ -225,7 +247,8 @@ export async function captureSince(
   paneId: string,
   cursor: string | null,
 ): Promise<SinceResult> {
-  const state = cursor === null ? null : decodeCursor(cursor);
+  const owner = { pane: paneId, socket: socket.socketName ?? "" };
+  const state = cursor === null ? null : decodeCursor(cursor, owner);
   let guess = await queryPosition(socket, paneId);
   if (state === null) {
     // From a few rows up, for the lines the next poll checks its place by.
@@ -233,7 +256,7 @@ export async function captureSince(
     return {
       lines: [],
       current_line: block.current,
-      cursor: cursorAfter(block),
+      cursor: cursorAfter(block, owner),
       lines_missed: false,
       alternate_on: block.pos.alternate,
     };
@@ -259,7 +282,7 @@ export async function captureSince(
     return {
       lines: block.lines.slice(start),
       current_line: block.current,
-      cursor: cursorAfter(block),
+      cursor: cursorAfter(block, owner),
       lines_missed: false,
       alternate_on: block.pos.alternate,
     };
@@ -275,7 +298,7 @@ export async function captureSince(
   return {
     lines: found < 0 ? all.lines : all.lines.slice(found + state.n),
     current_line: all.current,
-    cursor: cursorAfter(all),
+    cursor: cursorAfter(all, owner),
     lines_missed: found < 0,
     alternate_on: all.pos.alternate,
   };

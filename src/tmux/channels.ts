@@ -27,7 +27,8 @@ export async function waitForChannel(
 ): Promise<"signalled" | "timeout"> {
   const child = waitChannel(socket, channel);
   try {
-    const outcome = await abortable(child.done, deadline(options.timeout * 1000, options.signal));
+    using limit = deadline(options.timeout * 1000, options.signal);
+    const outcome = await abortable(child.done, limit.signal);
     if (outcome === ABORTED) {
       if (options.signal?.aborted) {
         throw new TmuxError("cancelled", "wait_for_channel was cancelled");

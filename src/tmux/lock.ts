@@ -34,10 +34,11 @@ export async function acquire(
     if (locks.get(key) === tail) locks.delete(key);
   };
   const turn = previous.then(() => true as const);
-  const limit = options.deadline === undefined
-    ? options.signal
+  using limit = options.deadline === undefined
+    ? null
     : deadline(options.deadline - Date.now(), options.signal);
-  const got = limit === undefined ? await turn : await abortable(turn, limit);
+  const signal = limit?.signal ?? options.signal;
+  const got = signal === undefined ? await turn : await abortable(turn, signal);
   if (got === ABORTED) {
     done();
     return null;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { delay } from "../../async.ts";
+import { abortable, delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
@@ -73,6 +73,9 @@ const STREAM_MAX_LINES = 1_000_000;
 
 /** How long the stream may lag behind a trailer that has run. */
 const STREAM_END_MS = 2000;
+
+/** How long a run's shell may take to finish after its end marker (its trailer's tmux command). */
+const SETTLE_MS = 1000;
 
 /** Commands up to this many bytes go to their buffer over the control client, larger ones on a tmux process's standard input. */
 const SET_BUFFER_MAX = 64 * 1024;
@@ -164,6 +167,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     );
   }
   try {
+    await runner.settling.get(key);
     await sweepOrphans(runner, socket, paneId);
     let state = await idleState(socket, paneId, runner.lastEnds.get(key));
     runner.lastEnds.delete(key);
@@ -289,8 +293,18 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       };
       return await settle(context, outcome);
     } finally {
-      tap?.close();
       await waiter?.kill();
+      if (tap !== null && stream?.done) {
+        // The shell finishes just after the run's end: the tap stays to see it do so.
+        const settled: Promise<void> = abortable(stream.settled, AbortSignal.timeout(SETTLE_MS))
+          .then(() => {
+            tap.close();
+            if (runner.settling.get(key) === settled) runner.settling.delete(key);
+          });
+        runner.settling.set(key, settled);
+      } else {
+        tap?.close();
+      }
     }
   } finally {
     release();

@@ -25,6 +25,11 @@ export interface Runner {
   /** Per pane, where the last finished call's output ended: until the cursor leaves that spot, the
    * shell has not drawn its prompt yet. */
   lastEnds: Map<string, Position>;
+  /**
+   * Per pane, until the shell of the last run read from the stream is done (its trailer's tmux
+   * command has run): the next call waits for it rather than looking at the pane again and again.
+   */
+  settling: Map<string, Promise<void>>;
   /** Per pane, the run function its shell was given (`name:pane_pid`), so it is sent once. */
   functions: Map<string, string>;
   /** Per socket path, the run function (its digest is computed once). */
@@ -40,6 +45,7 @@ export function createRunner(): Runner {
     locks: createKeyedLock(),
     orphans: new Map(),
     lastEnds: new Map(),
+    settling: new Map(),
     functions: new Map(),
     definitions: new Map(),
     stop: new AbortController(),

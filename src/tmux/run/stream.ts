@@ -18,6 +18,9 @@ const ST = "\x1b\\";
 /** The longest status field an end marker carries ("255"). */
 const STATUS_MAX = 3;
 
+/** Text looked through after the end marker for the function's last OSC 7 before giving up. */
+const SETTLE_SCAN_MAX = 8192;
+
 /**
  * How many characters at the end of `text` could be the start of `marker` (which begins with
  * ESC): they wait for the next bytes, the rest can be read now.
@@ -41,12 +44,26 @@ export class RunStream {
   #how: RunEnd | null | undefined = undefined;
   #ended: Promise<void>;
   #markEnded!: () => void;
+  /** What came after the end marker, until the function's last OSC 7 is in it. */
+  #after = "";
+  #isSettled = false;
+  #settled: Promise<void>;
+  #markSettled!: () => void;
 
   constructor(names: CallNames, maxLines: number) {
     this.#reducer = new LineReducer({ maxLines });
     this.#start = `${OSC7}${names.startMarker}${ST}`;
     this.#end = `${OSC7}${endMarkerPrefix(names)}`;
     this.#ended = new Promise((resolve) => this.#markEnded = resolve);
+    this.#settled = new Promise((resolve) => this.#markSettled = resolve);
+  }
+
+  /**
+   * Resolves once the run function has written its last bytes (the OSC 7 that puts the pane path
+   * back, after its tmux command has run): the shell is about to draw its prompt.
+   */
+  get settled(): Promise<void> {
+    return this.#settled;
   }
 
   /** Whether the end marker came by: every byte of the output is in. */
@@ -72,7 +89,10 @@ export class RunStream {
 
   /** Feeds the pane's next output bytes. */
   push(bytes: Uint8Array): void {
-    if (this.#phase === "after") return;
+    if (this.#phase === "after") {
+      if (!this.#isSettled) this.#settle(this.#decoder.decode(bytes, { stream: true }));
+      return;
+    }
     this.#utf8.push(bytes);
     let text = this.#pending + this.#decoder.decode(bytes, { stream: true });
     this.#pending = "";
@@ -115,6 +135,19 @@ export class RunStream {
     this.#how = close < 0 ? null : parseRunEnd(field.slice(0, close));
     this.#phase = "after";
     this.#markEnded();
+    this.#settle(close < 0 ? "" : field.slice(close + ST.length));
+  }
+
+  /** Looks for the function's last OSC 7 in what followed the end marker. */
+  #settle(text: string): void {
+    this.#after += text;
+    const start = this.#after.indexOf(OSC7);
+    const done = (start >= 0 && this.#after.indexOf(ST, start) >= 0) ||
+      this.#after.length > SETTLE_SCAN_MAX;
+    if (!done) return;
+    this.#isSettled = true;
+    this.#after = "";
+    this.#markSettled();
   }
 
   /** Resolves once the end marker came by, or when `signal` aborts first. */

@@ -139,12 +139,9 @@ export async function waitForEnd(
       }
     }, PANE_CHECK_MS);
   });
-  const signal = deadline(
-    options.started + request.timeout * 1000 - Date.now(),
-    request.signal,
-  );
+  using limit = deadline(options.started + request.timeout * 1000 - Date.now(), request.signal);
   try {
-    const outcome = await abortable(Promise.race([ended, gone]), signal);
+    const outcome = await abortable(Promise.race([ended, gone]), limit.signal);
     if (outcome === ABORTED) return request.signal?.aborted ? "aborted" : "timeout";
     return outcome;
   } finally {

@@ -64,7 +64,7 @@ interface Pending {
 }
 
 /** A live control client. */
-export interface Control {
+interface Control {
   /** The `tmux -C` process. */
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -112,7 +112,7 @@ const encoder = new TextEncoder();
 const RETRY_MS = 1000;
 
 /** A pool's key for a socket. */
-export function keyOf(socket: SocketAddress): string {
+function keyOf(socket: SocketAddress): string {
   return socket.socketName ?? "";
 }
 
@@ -274,7 +274,7 @@ export async function runControl(
 }
 
 /** Sends a command line to a live control client and resolves with its output. */
-export function sendControl(control: Control, args: readonly string[]): Promise<string> {
+function sendControl(control: Control, args: readonly string[]): Promise<string> {
   const nonce = privateName("ctl");
   const { line, commands } = controlLine(args, nonce);
   return new Promise<string>((resolve, reject) => {

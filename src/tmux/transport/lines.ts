@@ -34,17 +34,6 @@ export async function* readLines(
   }
 }
 
-/**
- * Ends a control-mode client: its input closed (tmux -C exits at end of input), SIGTERM in case it
- * does not, then reaped.
- */
-export async function closeControlChild(
-  client: { child: Deno.ChildProcess; writer: WritableStreamDefaultWriter<Uint8Array> },
-): Promise<void> {
-  await client.writer.close().catch(() => {});
-  await terminate(client.child);
-}
-
 /** Sends SIGTERM to a child that may already have exited, then waits until it is reaped. */
 export async function terminate(child: Deno.ChildProcess): Promise<void> {
   try {

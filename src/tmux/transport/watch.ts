@@ -33,8 +33,8 @@ export interface Watcher {
   /** Lines the watcher's own commands are waiting for (see {@linkcode roundTrip}). */
   awaited: Map<string, () => void>;
   alive: boolean;
-  /** Resolves when it has gone away. */
-  gone: Promise<void>;
+  /** Called when it has gone away (each tap's loss). */
+  onGone: Set<() => void>;
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
   idle: ReturnType<typeof setTimeout> | undefined;
@@ -156,7 +156,6 @@ async function start(
     ...["attach-session", "-f", "ignore-size,read-only", "-t", target.sessionId],
   ]);
   if (started === null) return null;
-  let markGone!: () => void;
   const watcher: Watcher = {
     key: target.key,
     child: started.child,
@@ -166,7 +165,7 @@ async function start(
     lastUsed: Date.now(),
     awaited: new Map(),
     alive: true,
-    gone: new Promise((resolve) => markGone = resolve),
+    onGone: new Set(),
     ready: null,
     idle: undefined,
     lineEditor: new Map(),
@@ -181,7 +180,7 @@ async function start(
     clearTimeout(watcher.idle);
     for (const wake of watcher.awaited.values()) wake();
     if (pool.live.get(target.key) === watcher) pool.live.delete(target.key);
-    markGone();
+    for (const gone of watcher.onGone) gone();
   })();
   return watcher;
 }
@@ -333,12 +332,21 @@ export async function tapOutput(
     leave();
     return null;
   }
+  // Each tap its own promise: one on the watcher would hold every tap's listener for as long as
+  // the watcher lives.
+  let markLost!: () => void;
+  const lost = new Promise<void>((resolve) => markLost = resolve);
+  watcher.onGone.add(markLost);
+  if (!watcher.alive) markLost();
   return {
     get alive(): boolean {
       return watcher.alive;
     },
-    lost: watcher.gone,
-    close: leave,
+    lost,
+    close(): void {
+      watcher.onGone.delete(markLost);
+      leave();
+    },
   };
 }
 

@@ -1,0 +1,120 @@
+// The user's tmux server must survive whatever agents do in parallel, and whatever a program in a
+// pane plants: tmux 3.2 to 3.5a crash when a control client of ours comes or goes at the wrong
+// moment, so this drives the patterns that made it crash, checking tmux after every burst.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import type { TestTmux } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+async function run(conn: Connection, args: Json): Promise<CallToolResult> {
+  return await conn.client.callTool({ name: "run_command", arguments: args }) as CallToolResult;
+}
+
+async function tmuxAlive(tmux: TestTmux): Promise<boolean> {
+  return await tmux.run("list-sessions").then(() => true, () => false);
+}
+
+/**
+ * Runs one call per pane at once, every third one with a timeout so short that it ends about as
+ * the command does (its pane may still be busy at the next burst: a refusal then is fine). Run
+ * against tmux 3.3a, this pattern crashed it within two to six bursts when clients were
+ * connected and ended per call.
+ */
+async function burst(conn: Connection, panes: string[], round: number): Promise<void> {
+  const results = await Promise.all(
+    panes.map((pane, i) =>
+      run(conn, { pane_id: pane, command: `echo b${round}p${i}`, timeout: i % 3 === 0 ? 0.05 : 20 })
+    ),
+  );
+  results.forEach((result, i) => {
+    const out = result.structuredContent as Json | undefined;
+    assert(out !== undefined, textOf(result));
+    if (i % 3 !== 0) assertEquals(out.output, [`b${round}p${i}`], textOf(result));
+  });
+}
+
+Deno.test("bursts of parallel run_command over 16 panes never crash tmux", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const panes: string[] = [];
+    // Panes in several sessions, so output watchers come and go as well as the command client.
+    for (let i = 0; i < 16; i++) {
+      if (i % 4 === 0) await tmux.run("new-session", "-d", "-s", `s${i}`, "-x", "80", "-y", "20");
+      panes.push(await tmux.newPane());
+    }
+    for (let round = 0; round < 30; round++) {
+      await burst(conn, panes, round);
+      assert(await tmuxAlive(tmux), `tmux crashed in burst ${round}`);
+    }
+  });
+});
+
+Deno.test("marks planted by a program in the pane cost bounded work and never crash tmux", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const victims = [await tmux.newPane(), await tmux.newPane(), await tmux.newPane()];
+    // The program plants a hundred status options and forged records, as any tmux client can.
+    const hex = (i: number) => i.toString(16).padStart(16, "0");
+    const plant = Array.from({ length: 100 }, (_, i) => [
+      ...["set-option", "-p", "-t", pane, `@tmux_mcp_${hex(i)}`, "0:0:0:0:x", ";"],
+      ...["set-option", "-p", "-t", pane, `@tmux_mcp_run_${hex(1000 + i)}`, "{}", ";"],
+    ]).flat();
+    await tmux.run(...plant.slice(0, -1));
+    const planted = async () =>
+      (await tmux.run("show-options", "-p", "-t", pane)).split("\n")
+        .filter((line) => line.startsWith("@tmux_mcp")).length;
+    let left = await planted();
+    for (let round = 0; round < 20; round++) {
+      // A stale running mark makes the pane's next call reconcile it.
+      await tmux.run("set-option", "-p", "-t", pane, "@tmux_mcp_running", "tmux_mcp_x:1");
+      const [own] = await Promise.all([
+        run(conn, { pane_id: pane, command: `echo r${round}`, timeout: 20 }),
+        burst(conn, victims, round),
+      ]);
+      assertEquals((own.structuredContent as Json).output, [`r${round}`], textOf(own));
+      assert(await tmuxAlive(tmux), `tmux crashed in round ${round}`);
+      const now = await planted();
+      assert(left - now <= 16, `one call removed ${left - now} planted options`);
+      left = now;
+    }
+    assertEquals(left, 0, "planted options were left after 20 calls");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
+Deno.test("a readonly server attaches nothing: no focus-in to the pane's program, no alert cleared", async () => {
+  await withServer("stdio", { extraArgs: ["--safety", "readonly"] }, async (conn, tmux) => {
+    // A program that asked for focus events shows each one it gets (cat -v prints ESC [ I as ^[[I).
+    await tmux.run(
+      "send-keys",
+      "-t",
+      tmux.paneId,
+      "printf '\\033[?1004h\\a'; stty -icanon -echo; cat -v",
+      "Enter",
+    );
+    const bell = () => tmux.run("display-message", "-p", "-t", tmux.paneId, "#{window_bell_flag}");
+    for (let i = 0; i < 100 && (await bell()).trim() !== "1"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assertEquals((await bell()).trim(), "1", "the bell never rang");
+    const waited = await conn.client.callTool({
+      name: "wait_for_text",
+      arguments: { pane_id: tmux.paneId, patterns: ["never shown"], timeout: 1 },
+    }) as CallToolResult;
+    assertEquals((waited.structuredContent as Json).outcome, "timeout", textOf(waited));
+    for (const name of ["capture_pane", "snapshot_pane", "list_panes"]) {
+      const result = await conn.client.callTool({
+        name,
+        arguments: name === "list_panes" ? {} : { pane_id: tmux.paneId },
+      }) as CallToolResult;
+      assert(!result.isError, textOf(result));
+    }
+    const screen = await tmux.run("capture-pane", "-p", "-t", tmux.paneId);
+    assert(!screen.includes("^[[I"), `the pane's program got a focus event:\n${screen}`);
+    assertEquals((await bell()).trim(), "1", "the window's bell flag was cleared");
+    const clients = await tmux.run("list-clients", "-F", "#{client_pid}");
+    assertEquals(clients.trim(), "", "a client was left attached");
+  });
+});
