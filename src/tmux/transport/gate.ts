@@ -1,11 +1,11 @@
 /**
  * Starting and ending this process's control clients, one at a time per tmux server.
  *
- * tmux 3.2 to 3.5a crash (SIGSEGV: every session is lost) when a control-mode notification is
- * written to a control client that has not finished identifying itself (tmux PR #4980: a client
- * that detaches sends `%client-detached` to every control client, one that attaches
+ * tmux 3.2 to 3.6b crash (SIGSEGV: every session is lost) when a control-mode notification is
+ * written to a control client that has not finished identifying itself (tmux issue #4980: a
+ * client that detaches sends `%client-detached` to every control client, one that attaches
  * `%client-session-changed`), and when a control client goes away before it has finished
- * identifying (PR #5004). So, for the control clients of one tmux server:
+ * identifying (issue #5004); both fixed in 3.7. So, for the control clients of one tmux server:
  * - a client counts as started once it has written its first line: tmux runs the command it was
  *   started with (attach-session) only after identification;
  * - a client is ended only once it has started;

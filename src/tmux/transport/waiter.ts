@@ -2,7 +2,7 @@
  * Blocking waits on tmux `wait-for` channels, each in a `tmux wait-for` process of its own. Not
  * over control clients: a wait holds its client for as long as it lasts, so parallel waits would
  * need a client each, connected and ended per call, and control clients that come and go crash
- * tmux 3.2 to 3.5a (see gate.ts). A plain `tmux` process is never attached to a session and
+ * tmux 3.2 to 3.6b (see gate.ts). A plain `tmux` process is never attached to a session and
  * has no control state, so its coming and going is harmless. run_command waits this way only when
  * it cannot follow the pane's byte stream.
  *

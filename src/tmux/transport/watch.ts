@@ -3,7 +3,7 @@
  * `%output` for every pane there. Waits use it to look at a pane as soon as it writes, and
  * run_command to read a command's output, and its end, from the byte stream itself, and to tell a
  * shell reading a command line from a program that took the terminal. One watcher per socket and
- * session, shared. Control clients that come and go crash tmux 3.2 to 3.5a (see gate.ts), so
+ * session, shared. Control clients that come and go crash tmux 3.2 to 3.6b (see gate.ts), so
  * watchers start and end through the socket's gate, stay ten minutes after their last use (the
  * panes are followed between calls, and watchers are started rarely), and at most
  * {@linkcode WATCHERS_MAX} are kept per socket; {@linkcode closeWatcherPool} ends them all.
