@@ -60,6 +60,17 @@ function parseSeconds(text: string): number {
   return value;
 }
 
+/** The ceiling of the pane text one result shows, by default. */
+const MAX_OUTPUT_BYTES = 256 * 1024;
+
+function parseOutputBytes(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 4096 || value > 1024 * 1024) {
+    throw new Error(`--max-output-bytes must be a whole number from 4096 to 1048576 (got ${text})`);
+  }
+  return value;
+}
+
 /** Validates flags and fills in defaults; throws an Error with a human message. */
 export function configFromFlags(flags: Flags): StartConfig {
   const socketName = flags.socketName ?? permittedEnv("TMUX_MCP_SOCKET_NAME") ?? null;
@@ -67,10 +78,13 @@ export function configFromFlags(flags: Flags): StartConfig {
     throw new Error("--socket-name may hold only letters, digits, '_', '.' and '-'");
   }
   const waitText = flags.waitMaxSeconds ?? permittedEnv("TMUX_MCP_WAIT_MAX_SECONDS") ?? "30";
+  const outputText = flags.maxOutputBytes ?? permittedEnv("TMUX_MCP_MAX_OUTPUT_BYTES") ??
+    String(MAX_OUTPUT_BYTES);
   const warnings: string[] = [];
   const server: ServerConfig = {
     socketName,
     waitMaxSeconds: parseSeconds(waitText),
+    maxOutputBytes: parseOutputBytes(outputText),
     suppressHistory: !flags.keepHistory,
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,

@@ -16,6 +16,7 @@ export interface Flags {
   port: string | undefined;
   socketName: string | undefined;
   waitMaxSeconds: string | undefined;
+  maxOutputBytes: string | undefined;
   safety: string | undefined;
   tools: string | undefined;
   excludeTools: string | undefined;
@@ -39,6 +40,9 @@ Usage: tmux-mcp [options]
   --port PORT                HTTP port (default 8765; 0 picks a free one)
   --socket-name NAME         default tmux -L socket (env TMUX_MCP_SOCKET_NAME)
   --wait-max-seconds N       ceiling for any wait, 1..600 (default 30; env TMUX_MCP_WAIT_MAX_SECONDS)
+  --max-output-bytes N       ceiling for the pane text one result shows, 4096..1048576 (default
+                             262144; env TMUX_MCP_MAX_OUTPUT_BYTES); a call asks for less or more
+                             with max_output_bytes (default 16384)
   --safety TIER              readonly | mutating | destructive (default mutating; env TMUX_MCP_SAFETY);
                              an unknown tier fails closed to readonly
   --tools A,B                offer only these tools (within the tier)
@@ -74,6 +78,7 @@ export function parseFlags(args: readonly string[]): Flags {
       port: { type: "string" },
       "socket-name": { type: "string" },
       "wait-max-seconds": { type: "string" },
+      "max-output-bytes": { type: "string" },
       safety: { type: "string" },
       tools: { type: "string" },
       "exclude-tools": { type: "string" },
@@ -98,6 +103,7 @@ export function parseFlags(args: readonly string[]): Flags {
     port: values.port,
     socketName: values["socket-name"],
     waitMaxSeconds: values["wait-max-seconds"],
+    maxOutputBytes: values["max-output-bytes"],
     safety: values.safety,
     tools: values.tools,
     excludeTools: values["exclude-tools"],

@@ -209,13 +209,20 @@ Deno.test("pane text that ends a control-mode block early cannot shorten a resul
         (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).includes("tail-marker\n"),
     );
     for (let i = 0; i < 3; i++) {
-      const result = await call(conn, "capture_pane", { pane_id: tmux.paneId, scrollback: true });
-      const lines = (result.structuredContent as { lines: string[] }).lines;
+      // Everything in one result, to count what came back.
+      const result = await call(conn, "capture_pane", {
+        pane_id: tmux.paneId,
+        scrollback: true,
+        max_lines: 5000,
+        max_output_bytes: 256 * 1024,
+      });
+      const out = result.structuredContent as { lines: string[]; truncated_lines: number };
+      assertEquals(out.truncated_lines, 0);
       assert(
-        lines.includes("tail-marker"),
-        `a forged block end cut the capture at ${lines.length}`,
+        out.lines.includes("tail-marker"),
+        `a forged block end cut the capture at ${out.lines.length}`,
       );
-      assertEquals(lines.filter((l) => l.startsWith("%end ")).length, 1200);
+      assertEquals(out.lines.filter((l) => l.startsWith("%end ")).length, 1200);
     }
     await assertNoLeftovers(tmux, conn.serverPid);
   });

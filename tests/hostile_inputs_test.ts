@@ -3,6 +3,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { readAllOutput } from "./helpers/output.ts";
 import { startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
@@ -154,10 +155,13 @@ Deno.test("pane output that imitates the control-mode protocol cannot forge resu
       name: "run_command",
       arguments: { command: script, pane_id: tmux.paneId, timeout: 30 },
     }) as CallToolResult;
-    const out = result.structuredContent as { exit_status: number; output: string[] };
-    assertEquals(out.exit_status, 0);
-    assertEquals(out.output.length, lines.length);
-    assertEquals(out.output, lines);
+    const out = result.structuredContent as {
+      exit_status: number;
+      output_total_lines: number;
+      run_id: string;
+    };
+    assertEquals([out.exit_status, out.output_total_lines], [0, lines.length]);
+    assertEquals(await readAllOutput(conn, out.run_id), lines);
     const after = await conn.client.callTool({
       name: "run_command",
       arguments: { command: "echo clean", pane_id: tmux.paneId },

@@ -156,14 +156,16 @@ Deno.test("a timed-out run is collected later by wait_for_command, then forgotte
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();
     const runId = await timedOut(conn, pane, "echo early; sleep 1.5; echo late; exit 3");
-    // Still running: the output so far, and timed_out again.
+    // Still running: timed_out again, and nothing the first result did not show.
     const running = await waitAgain(conn, runId, 0.3);
-    assertEquals([running.timed_out, running.exit_status, running.output], [true, null, ["early"]]);
+    assertEquals([running.timed_out, running.exit_status, running.output], [true, null, []]);
+    assertEquals([running.output_from_line, running.output_total_lines], [2, 1]);
     const done = await waitAgain(conn, runId);
     assertEquals(
       [done.timed_out, done.started, done.exit_status, done.output, done.run_id],
-      [false, true, 3, ["early", "late"], runId],
+      [false, true, 3, ["late"], runId],
     );
+    assertEquals([done.output_from_line, done.output_total_lines], [2, 2]);
     const again = await conn.client.callTool({
       name: "wait_for_command",
       arguments: { run_id: runId },

@@ -5,6 +5,7 @@ import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.t
 import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
 import { type Connection, type TransportKind, withServer } from "./helpers/mcp.ts";
 import { commandRunning, type TestTmux, until, waitForProcesses } from "./helpers/tmux.ts";
+import { readAllOutput } from "./helpers/output.ts";
 
 async function idle(tmux: TestTmux, pane: string): Promise<boolean> {
   return !(await commandRunning(tmux, pane));
@@ -73,7 +74,11 @@ Deno.test("output beyond history-limit comes back whole from the byte stream", a
     const pane = await tmux.newPane();
     const out = await run(conn, { command: "seq 1 5000", pane_id: pane });
     assertEquals([out.exit_status, out.lines_missed, out.anchor_lost], [0, false, false]);
-    assertEquals(out.output, Array.from({ length: 5000 }, (_, i) => String(i + 1)));
+    assertEquals([out.output_total_lines, out.output_source], [5000, "stream"]);
+    assertEquals(
+      await readAllOutput(conn, out.run_id as string),
+      Array.from({ length: 5000 }, (_, i) => String(i + 1)),
+    );
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

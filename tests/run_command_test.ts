@@ -12,6 +12,7 @@ import {
   withServer,
 } from "./helpers/mcp.ts";
 import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+import { readAllOutput } from "./helpers/output.ts";
 
 type RunOutput = RunResult;
 
@@ -67,10 +68,10 @@ function suite(kind: TransportKind): void {
         assertEquals(tool.inputSchema.additionalProperties, false);
       });
 
-      await t.step("seq 1 3000; exit 7 gives status 7 and exactly those lines", async () => {
-        const out = structured(await run("seq 1 3000; exit 7"));
+      await t.step("seq 1 300; exit 7 gives status 7 and exactly those lines", async () => {
+        const out = structured(await run("seq 1 300; exit 7"));
         assertEquals(out.exit_status, 7);
-        assertEquals(out.output, range(1, 3000));
+        assertEquals(out.output, range(1, 300));
         assertEquals([out.timed_out, out.output_truncated, out.lines_missed], [
           false,
           false,
@@ -87,11 +88,26 @@ function suite(kind: TransportKind): void {
         assertEquals([after.exit_status, after.output], [0, ["still here"]]);
       });
 
-      await t.step("output longer than the screen comes back whole", async () => {
-        const out = structured(await run("seq 1 5000"));
-        assertEquals(out.output.length, 5000);
-        assertEquals(out.output, range(1, 5000));
-      });
+      await t.step(
+        "longer output: its head and tail, exact counts, the rest read back whole",
+        async () => {
+          const out = structured(await run("seq 1 5000; exit 3"));
+          assertEquals([out.exit_status, out.output_total_lines], [3, 5000]);
+          assertEquals([out.output_head, out.output], [range(1, 100), range(4701, 5000)]);
+          const bytes = (lines: string[]) => lines.reduce((sum, line) => sum + line.length + 1, 0);
+          assertEquals(out.output_omitted, {
+            after_line: 100,
+            lines: 4600,
+            bytes: bytes(range(101, 4700)),
+          });
+          assertEquals(
+            [out.output_truncated_lines, out.output_truncated_bytes, out.output_total_bytes],
+            [4700, bytes(range(1, 4700)), bytes(range(1, 5000))],
+          );
+          assertEquals(out.output_more?.from_line, 101);
+          assertEquals(await readAllOutput(conn, out.run_id), range(1, 5000));
+        },
+      );
 
       await t.step("quotes, backslashes, dollars and non-ASCII text", async () => {
         const command = `printf '%s\\n' "it's \\"quoted\\"" 'back\\slash' '$HOME stays' "tab	in"`;

@@ -43,6 +43,7 @@ const READONLY = [
   "list_panes",
   "list_sessions",
   "list_windows",
+  "read_command_output",
   "search_panes",
   "show_environment",
   "show_option",

@@ -13,8 +13,11 @@ import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transpo
 import type { TmuxSocket } from "./transport/socket.ts";
 import {
   createRunner,
+  type ReadRequest,
+  readRunOutput,
   type ResumeRequest,
   runCommand,
+  type RunPage,
   type RunRequest,
   type RunResult,
   stopRunner,
@@ -43,6 +46,8 @@ export interface TmuxClient {
   runCommand(request: RunRequest): Promise<RunResult>;
   /** Waits again for a run that timed out, by its run id (wait_for_command). */
   waitForRun(request: ResumeRequest): Promise<RunResult>;
+  /** A page of a kept run's output (read_command_output). */
+  readRunOutput(request: ReadRequest): RunPage;
   /** The address of one tmux server (a `-L` name, or null for tmux's default) on this client. */
   socket(socketName: string | null): TmuxSocket;
   /** Ends the calls in flight (as cancellations), then every control client and watcher. */
@@ -62,6 +67,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   return {
     runCommand: (request) => runCommand(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
+    readRunOutput: (request) => readRunOutput(runner, request),
     socket: (socketName) => ({ socketName, controls, watchers }),
     async close(): Promise<void> {
       await stopRunner(runner);

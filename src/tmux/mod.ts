@@ -99,5 +99,14 @@ export {
   type WaitTextOptions,
   type WaitTextResult,
 } from "./wait_text.ts";
-export { type Truncated, truncateTail } from "./output.ts";
-export type { ResumeRequest, RunRequest, RunResult } from "./run/mod.ts";
+export {
+  cutLine,
+  cutMarker,
+  DEFAULT_BUDGET,
+  type Excerpt,
+  excerptOf,
+  lineBytes,
+  type OutputBudget,
+} from "./excerpt.ts";
+export type { OutputMore, ReadRequest, ResumeRequest, RunRequest, RunResult } from "./run/mod.ts";
+export { ordered, type RunPage } from "./run/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * Turning a pane capture into a command's own output, and tail-preserving truncation. Pure.
+ * Turning a pane capture into a command's own output, and measuring text in terminal cells. Pure.
  *
  * @module
  */
@@ -66,29 +66,6 @@ function typedEnd(lines: readonly string[], from: number, typed: string): TypedE
     if (joined.length > typed.length * 2 + 1024) break;
   }
   return null;
-}
-
-/** The result of {@linkcode truncateTail}. */
-export interface Truncated {
-  /** The lines kept: the tail. */
-  lines: string[];
-  /** How many lines were dropped from the head. */
-  droppedLines: number;
-  /** UTF-8 bytes of the dropped lines, one newline each included. */
-  droppedBytes: number;
-}
-
-const encoder = new TextEncoder();
-
-/** Keeps the last `maxLines` lines (all when null) and counts what was dropped from the head. */
-export function truncateTail(lines: readonly string[], maxLines: number | null): Truncated {
-  if (maxLines === null || lines.length <= maxLines) {
-    return { lines: [...lines], droppedLines: 0, droppedBytes: 0 };
-  }
-  const cut = lines.length - maxLines;
-  let droppedBytes = 0;
-  for (let i = 0; i < cut; i++) droppedBytes += encoder.encode(lines[i]).length + 1;
-  return { lines: lines.slice(cut), droppedLines: cut, droppedBytes };
 }
 
 /** Splits capture-pane output into lines (its final newline ends the last line, it is no extra line). */

@@ -4,7 +4,12 @@
  * @module
  */
 
-import type { TmuxClient, TmuxSocket } from "../tmux/mod.ts";
+import {
+  DEFAULT_BUDGET,
+  type OutputBudget,
+  type TmuxClient,
+  type TmuxSocket,
+} from "../tmux/mod.ts";
 import type { ToolPolicy } from "./policy.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
@@ -13,6 +18,8 @@ export interface ServerConfig {
   socketName: string | null;
   /** Ceiling for any wait, in seconds (1 to 600). */
   waitMaxSeconds: number;
+  /** Ceiling for the pane text one result shows, in bytes. */
+  maxOutputBytes: number;
   /** Default for run_command's suppress_history. */
   suppressHistory: boolean;
   /** Which tools are offered. */
@@ -37,6 +44,23 @@ export interface ToolContext {
 /** The socket a call talks to: its own `socket_name`, else the server default. */
 export function socketOf(context: ToolContext, socketName?: string | null): TmuxSocket {
   return context.tmux.socket(socketName ?? context.config.socketName);
+}
+
+/**
+ * How much pane text a call's result shows: `max_output_bytes` (default 16 KiB, at most the
+ * server's ceiling) and either `max_lines` last lines or, by default, the first and last of 400.
+ */
+export function budgetOf(
+  context: ToolContext,
+  args: { max_output_bytes?: number | null; max_lines?: number | null },
+): OutputBudget {
+  const maxBytes = Math.min(
+    args.max_output_bytes ?? DEFAULT_BUDGET.maxBytes,
+    context.config.maxOutputBytes,
+  );
+  return args.max_lines == null
+    ? { maxBytes, maxLines: DEFAULT_BUDGET.maxLines }
+    : { maxBytes, maxLines: args.max_lines, tailOnly: true };
 }
 
 /** Seconds actually enforced for a requested wait. */

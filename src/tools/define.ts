@@ -145,7 +145,11 @@ export function progressNotifier(
   };
 }
 
-const TEXT_MAX = 4000;
+/**
+ * A last guard on a text block: tools that return pane text bound it themselves (the output
+ * budget), so only a bug could reach this; Claude Desktop refuses results of 1 MB.
+ */
+const TEXT_MAX = 512 * 1024;
 
 /** What registerTool takes for a tool, besides its name and handler. */
 interface ToolConfig {
@@ -204,7 +208,9 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
         isError: spec.failed?.(value) ?? false,
         content: [{
           type: "text",
-          text: text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX)}...` : text,
+          text: text.length > TEXT_MAX
+            ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
+            : text,
         }],
         structuredContent: value,
       };

@@ -9,28 +9,24 @@ import { z } from "../deps.ts";
 import {
   capturePane,
   captureSince,
+  cutLine,
   displayMessage,
+  lineBytes,
   searchPanes,
   snapshotPane,
-  truncateTail,
   waitForText,
 } from "../tmux/mod.ts";
-import { clampTimeout } from "./context.ts";
+import { budgetOf, clampTimeout } from "./context.ts";
 import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
+import { paneText, paneTextOutput, renderPaneText } from "./pane_text.ts";
 import {
   maxLinesSchema,
+  maxOutputBytesSchema,
   paneIdOutput,
   paneSpecShape,
   sessionSpecShape,
   timeoutSchema,
 } from "./schemas.ts";
-
-const linesOutput = {
-  pane_id: paneIdOutput,
-  lines: z.array(z.string()).describe("the pane's lines, oldest first"),
-  truncated_lines: z.number().int().describe("lines dropped from the head for max_lines"),
-  truncated_bytes: z.number().int().describe("UTF-8 bytes of those lines, a newline each"),
-};
 
 /** The reading tools. */
 export const READ_TOOLS: AnyToolSpec[] = [
@@ -50,24 +46,19 @@ export const READ_TOOLS: AnyToolSpec[] = [
       join_wrapped: z.boolean().default(true).describe("join wrapped rows into one line"),
       escapes: z.boolean().default(false).describe("keep colour/attribute escape sequences"),
       max_lines: maxLinesSchema,
+      max_output_bytes: maxOutputBytesSchema,
     },
-    output: linesOutput,
-    async run(args, { socket, target }) {
+    output: { pane_id: paneIdOutput, ...paneTextOutput },
+    async run(args, { socket, target, context }) {
       const lines = await capturePane(socket, target, {
         start: args.scrollback ? null : args.start ?? 0,
         end: args.end ?? null,
         join: args.join_wrapped,
         escapes: args.escapes,
       });
-      const cut = truncateTail(lines, args.max_lines ?? null);
-      return {
-        pane_id: target,
-        lines: cut.lines,
-        truncated_lines: cut.droppedLines,
-        truncated_bytes: cut.droppedBytes,
-      };
+      return { pane_id: target, ...paneText(lines, budgetOf(context, args)) };
     },
-    text: (r) => [`${r.pane_id}: ${r.lines.length} lines`, ...r.lines.slice(-40)].join("\n"),
+    text: (r) => renderPaneText(r.pane_id, r),
   }),
   defineTool({
     name: "capture_since",
@@ -83,27 +74,30 @@ export const READ_TOOLS: AnyToolSpec[] = [
         "from the previous call (or send_keys); none: start now",
       ),
       max_lines: maxLinesSchema,
+      max_output_bytes: maxOutputBytesSchema,
     },
     output: {
       pane_id: paneIdOutput,
-      lines: z.array(z.string()).describe("complete lines written since the cursor"),
-      current_line: z.string().describe("the line still being written (not consumed)"),
       cursor: z.string().describe("pass it to the next call to get only what follows"),
       lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
-      truncated_lines: z.number().int().describe("lines dropped from the head for max_lines"),
+      current_line: z.string().describe("the line still being written (not consumed)"),
+      ...paneTextOutput,
     },
-    async run(args, { socket, target }) {
+    async run(args, { socket, target, context }) {
       const since = await captureSince(socket, target, args.cursor ?? null);
-      const cut = truncateTail(since.lines, args.max_lines ?? null);
+      const budget = budgetOf(context, args);
       return {
         pane_id: target,
-        lines: cut.lines,
-        current_line: since.current_line,
         cursor: since.cursor,
         lines_missed: since.lines_missed,
-        truncated_lines: cut.droppedLines,
+        current_line: cutLine(since.current_line, budget.maxBytes / 2).line,
+        ...paneText(since.lines, budget),
       };
     },
+    text: (r) =>
+      renderPaneText(`${r.pane_id} since the cursor`, r) +
+      (r.current_line === "" ? "" : `\n(still being written) ${r.current_line}`) +
+      `\ncursor: ${r.cursor}`,
   }),
   defineTool({
     name: "snapshot_pane",
@@ -111,10 +105,9 @@ export const READ_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "Snapshot a pane",
     description: "The visible screen with cursor, size, mode and alternate-screen state.",
-    input: paneSpecShape,
+    input: { ...paneSpecShape, max_output_bytes: maxOutputBytesSchema },
     output: {
       pane_id: paneIdOutput,
-      lines: z.array(z.string()).describe("the visible screen's rows, top first"),
       cursor_x: z.number().int().describe("cursor column, from 0"),
       cursor_y: z.number().int().describe("cursor row, from 0 at the top of the screen"),
       width: z.number().int().describe("columns"),
@@ -124,13 +117,22 @@ export const READ_TOOLS: AnyToolSpec[] = [
       alternate_on: z.boolean().describe("a full-screen program (editor, pager) owns the screen"),
       current_command: z.string().describe("the foreground program's name"),
       title: z.string().describe("the pane's title"),
+      ...paneTextOutput,
     },
-    async run(_args, { socket, target }) {
-      return await snapshotPane(socket, target);
+    async run(args, { socket, target, context }) {
+      const { lines, ...snapshot } = await snapshotPane(socket, target);
+      const budget = budgetOf(context, args);
+      return {
+        ...snapshot,
+        title: cutLine(snapshot.title, budget.maxBytes / 2).line,
+        ...paneText(lines, budget),
+      };
     },
     text: (r) =>
-      [`${r.pane_id} ${r.width}x${r.height} cursor ${r.cursor_x},${r.cursor_y}`, ...r.lines].join(
-        "\n",
+      renderPaneText(
+        `${r.pane_id} ${r.width}x${r.height} cursor ${r.cursor_x},${r.cursor_y}` +
+          `${r.in_mode ? ` in ${r.mode}` : ""}${r.alternate_on ? ", alternate screen" : ""}`,
+        r,
       ),
   }),
   defineTool({
@@ -148,6 +150,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
       max_matches: z.number().int().min(1).max(1000).default(100).describe(
         "stop after this many matches",
       ),
+      max_output_bytes: maxOutputBytesSchema,
       window_id: z.string().nullable().optional().describe("only this window's panes, like @2"),
       ...sessionSpecShape,
     },
@@ -157,11 +160,13 @@ export const READ_TOOLS: AnyToolSpec[] = [
         row: z.number().int().describe("the row: 0 is the top of the screen, negative is history"),
         line: z.string().describe("the matching line (at most 2000 characters)"),
       })).describe("the matches, pane by pane, top to bottom"),
-      truncated: z.boolean().describe("max_matches was reached: there may be more"),
+      truncated: z.boolean().describe(
+        "max_matches or max_output_bytes was reached: there may be more (narrow the search)",
+      ),
       panes_searched: z.number().int().describe("how many panes were searched"),
     },
-    async run(args, { socket, target }) {
-      return await searchPanes(socket, args.pattern, {
+    async run(args, { socket, target, context }) {
+      const found = await searchPanes(socket, args.pattern, {
         regex: args.regex,
         caseSensitive: args.case_sensitive,
         includeHistory: args.include_history,
@@ -169,6 +174,21 @@ export const READ_TOOLS: AnyToolSpec[] = [
         sessionId: target,
         windowId: args.window_id,
       });
+      // The matches the output budget holds, each line within half of it.
+      const { maxBytes } = budgetOf(context, args);
+      const matches: typeof found.matches = [];
+      let used = 0;
+      for (const match of found.matches) {
+        const line = cutLine(match.line, maxBytes / 2).line;
+        used += lineBytes(line) + match.pane_id.length + 16;
+        if (used > maxBytes) break;
+        matches.push({ ...match, line });
+      }
+      return {
+        matches,
+        truncated: found.truncated || matches.length < found.matches.length,
+        panes_searched: found.panes_searched,
+      };
     },
   }),
   defineTool({
@@ -211,7 +231,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
     async run(args, { socket, target, context, extra }) {
       const timeout = clampTimeout(context, args.timeout);
       const report = progressNotifier(extra, timeout);
-      const result = await waitForText(socket, target, {
+      const found = await waitForText(socket, target, {
         patterns: args.patterns,
         stopPatterns: args.stop_patterns,
         regex: args.regex,
@@ -222,7 +242,8 @@ export const READ_TOOLS: AnyToolSpec[] = [
         signal: extra.signal,
         onProgress: report && ((elapsed) => report(elapsed)),
       });
-      return { pane_id: target, ...result };
+      const line = found.line === null ? null : cutLine(found.line, 8192).line;
+      return { pane_id: target, ...found, line };
     },
   }),
   defineTool({

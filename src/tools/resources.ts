@@ -8,12 +8,14 @@ import { type McpServer, ResourceTemplate } from "../deps.ts";
 import {
   capturePane,
   checkId,
+  DEFAULT_BUDGET,
   getPane,
   listSessions,
   listWindows,
   sessionIdByName,
 } from "../tmux/mod.ts";
 import { socketOf, type ToolContext } from "./context.ts";
+import { paneText, renderPaneText } from "./pane_text.ts";
 
 function json(
   uri: URL,
@@ -89,7 +91,8 @@ export function registerResources(server: McpServer, context: ToolContext): void
     async (uri, variables) => {
       const paneId = checkId("pane_id", one(variables.pane_id));
       const lines = await capturePane(socket, paneId, { start: 0, end: null });
-      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: lines.join("\n") }] };
+      const text = renderPaneText(paneId, paneText(lines, DEFAULT_BUDGET));
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };
     },
   );
 }

@@ -1,14 +1,34 @@
 /**
- * The `run_command` tool (contract: docs/run_command.md), and its opt-in camelCase alias.
+ * The `run_command` tool (contract: docs/run_command.md), `wait_for_command`,
+ * `read_command_output`, and the opt-in camelCase alias of run_command.
  *
  * @module
  */
 
 import { z } from "../deps.ts";
-import { resolvePane, type RunResult, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
-import { clampTimeout, type ToolContext } from "./context.ts";
+import {
+  DEFAULT_BUDGET,
+  ordered,
+  type OutputMore,
+  resolvePane,
+  type RunPage,
+  type RunResult,
+  TmuxError,
+  type TmuxSocket,
+} from "../tmux/mod.ts";
+import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
-import { maxLinesSchema, paneSpecShape, socketNameSchema, timeoutSchema } from "./schemas.ts";
+import { count, lines, size, withGap } from "./render.ts";
+import {
+  maxLinesSchema,
+  maxOutputBytesSchema,
+  paneSpecShape,
+  socketNameSchema,
+  timeoutSchema,
+} from "./schemas.ts";
+
+/** The tool that reads what a result left out. */
+const READ_TOOL = "read_command_output";
 
 const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
@@ -17,19 +37,32 @@ const input = {
   ...paneSpecShape,
   timeout: timeoutSchema,
   max_lines: maxLinesSchema,
+  max_output_bytes: maxOutputBytesSchema,
   suppress_history: z.boolean().nullable().optional().meta({ default: true }).describe(
     "prefix a space to keep the line out of shell history (default true, false when the " +
       "server runs with --keep-history); multi-line commands need false",
   ),
 };
 
+const outputMore = z.object({
+  tool: z.string().describe(`the tool that reads it: ${READ_TOOL}`),
+  run_id: z.string().describe("pass it to that tool"),
+  from_line: z.number().int().describe("the first line not shown"),
+  expires_at: z.string().describe("until when the output is kept (ISO 8601)"),
+}).nullable().describe(
+  `where to read what was not shown (${READ_TOOL}); null: nothing was left out, or it was not kept`,
+);
+
+/** The result fields, in the order results carry them: how the run went, then its output. */
 const output = {
   pane_id: z.string().describe("the pane that received the command"),
   run_id: z.string().describe(
-    "names this run: when it timed out, wait_for_command collects its result later",
+    "names this run: wait_for_command collects it after a timeout, read_command_output reads " +
+      "its output",
   ),
   exit_status: z.number().int().nullable().describe(
-    "the shell's $? for the command; null when it timed out or was not started",
+    "the shell's $? for the command; null when it timed out, was not started, or ended " +
+      "without a status (see no_status_reason)",
   ),
   timed_out: z.boolean().describe(
     "the wait hit effective_timeout: the command MAY STILL BE RUNNING; do not run it again",
@@ -44,11 +77,31 @@ const output = {
   ),
   elapsed_seconds: z.number().describe("time spent in the call"),
   effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
-  output: z.array(z.string()).describe("the command's own output lines, tail kept"),
-  output_truncated: z.boolean().describe("lines were dropped from the head to honour max_lines"),
-  output_truncated_lines: z.number().int().describe("how many lines were dropped"),
+  output_from_line: z.number().int().describe(
+    "the first line this result covers: 1, or for wait_for_command the first line no earlier " +
+      "result of this run showed",
+  ),
+  output_total_lines: z.number().int().describe("lines of output in all, so far"),
+  output_total_bytes: z.number().int().describe("UTF-8 bytes of them, a newline each"),
+  output_truncated: z.boolean().describe("not every line from output_from_line on is in output"),
+  output_truncated_lines: z.number().int().describe(
+    "how many are not in output (output_head lists the first of them)",
+  ),
   output_truncated_bytes: z.number().int().describe(
-    "UTF-8 bytes of the dropped lines, a newline each",
+    "UTF-8 bytes of those lines, a newline each",
+  ),
+  output_omitted: z.object({
+    after_line: z.number().int().describe("the last line shown before the gap"),
+    lines: z.number().int().describe("lines left out"),
+    bytes: z.number().int().describe("their UTF-8 bytes"),
+  }).nullable().describe("the lines left out between output_head and output"),
+  output_cut_lines: z.number().int().describe(
+    "shown lines cut inside for length, each marked '…[N bytes cut]…'",
+  ),
+  output_more: outputMore,
+  output_source: z.enum(["stream", "screen"]).describe(
+    "read from the pane's byte stream (exact), or from its screen and scrollback (up to " +
+      "tmux's history-limit)",
   ),
   lines_missed: z.boolean().describe(
     "tmux's scrollback (history-limit) dropped output before it could be read",
@@ -63,35 +116,104 @@ const output = {
   invalid_utf8: z.boolean().describe(
     "the command wrote bytes that are not UTF-8; they read as U+FFFD in output",
   ),
+  output_head: z.array(z.string()).describe(
+    "the first lines, when lines between them and output were left out",
+  ),
+  output: z.array(z.string()).describe("the output lines: all of them, or the last ones"),
 };
 
-const TEXT_TAIL_LINES = 20;
+/** A run result as the tools return it: the tool that reads what it left out named. */
+export type ToolRunResult = Omit<RunResult, "output_more"> & {
+  output_more: ({ tool: string } & OutputMore) | null;
+};
+
+/** A run result as the tools return it: its fields in order, the reading tool named. */
+function shapeRunResult(result: RunResult): ToolRunResult {
+  const more = result.output_more;
+  return { ...ordered(result), output_more: more === null ? null : { tool: READ_TOOL, ...more } };
+}
+
+/** How to read the rest, as the text says it. */
+function readHint(result: ToolRunResult, fromLine: number): string {
+  const more = result.output_more;
+  return more === null ? "" : `: ${READ_TOOL} run_id=${more.run_id} from_line=${fromLine}`;
+}
+
+/** The line ranges a result shows, as the text says them. */
+function shown(result: ToolRunResult): string {
+  const from = result.output_from_line;
+  const total = result.output_total_lines;
+  const range = (a: number, b: number) => a === b ? count(a) : `${count(a)}-${count(b)}`;
+  const tailFrom = total - result.output.length + 1;
+  if (result.output_head.length === 0) return `shown: lines ${range(tailFrom, total)}`;
+  return `shown: lines ${range(from, from + result.output_head.length - 1)} and ` +
+    range(tailFrom, total);
+}
+
+/** The summary line of a run result. */
+function summary(result: ToolRunResult): string {
+  const status = !result.started
+    ? `not started: ${result.not_started_reason}`
+    : result.timed_out
+    ? `timed out after ${result.effective_timeout}s; the command MAY STILL BE RUNNING ` +
+      `(wait_for_command run_id=${result.run_id} collects it)`
+    : result.exit_status === null
+    ? `ended without an exit status (${result.no_status_reason})`
+    : `exit ${result.exit_status}`;
+  const from = result.output_from_line;
+  const total = result.output_total_lines;
+  const notes: string[] = [];
+  if (total === 0) {
+    notes.push("no output");
+  } else if (from > total) {
+    notes.push(`no new output (${lines(total)} in all)`);
+  } else {
+    notes.push(
+      `${lines(total)} (${size(result.output_total_bytes)})${result.timed_out ? " so far" : ""}`,
+    );
+    if (from > 1) notes.push(`new since the last call: lines ${count(from)}-${count(total)}`);
+    if (result.output_truncated) {
+      notes.push(shown(result));
+      const more = result.output_more;
+      notes.push(
+        more === null
+          ? "the rest was not kept"
+          : `the rest: ${READ_TOOL} run_id=${more.run_id} from_line=${more.from_line} ` +
+            `(kept until ${more.expires_at.slice(0, 16)}Z)`,
+      );
+    }
+  }
+  if (result.output_cut_lines > 0) {
+    notes.push(`${lines(result.output_cut_lines)} cut inside for length`);
+  }
+  if (result.output_source === "screen") notes.push("read from the screen");
+  if (result.lines_missed) notes.push("some output had already left tmux's history");
+  if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
+  if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");
+  if (result.invalid_utf8) notes.push("bytes that are not UTF-8 show as U+FFFD");
+  return `${status} in ${result.pane_id} after ${result.elapsed_seconds}s; ${notes.join("; ")}`;
+}
+
+/**
+ * The text block of a run result: the summary line, then the same lines structuredContent
+ * carries, with one marker line where lines were left out.
+ */
+export function renderRunResult(result: ToolRunResult): string {
+  const omitted = result.output_omitted;
+  const gap = omitted === null ? null : {
+    lines: omitted.lines,
+    bytes: omitted.bytes,
+    hint: readHint(result, omitted.after_line + 1),
+  };
+  const before = result.output_head.length === 0 && omitted !== null && omitted.after_line < 1
+    ? []
+    : result.output_head;
+  return [summary(result), ...withGap(before, result.output, gap)].join("\n");
+}
+
 /** A progress notification carries at most this much of the new output. */
 const PROGRESS_LINES = 20;
 const PROGRESS_CHARS = 2000;
-
-/** The short text block for clients that ignore structuredContent. */
-export function renderRunResult(result: RunResult): string {
-  const head = !result.started
-    ? `not started: ${result.not_started_reason}`
-    : result.timed_out
-    ? `timed out after ${result.effective_timeout}s (the command may still be running: ` +
-      `wait_for_command run_id ${result.run_id} collects it)`
-    : `exit ${result.exit_status}`;
-  const notes = [
-    `${result.output.length} lines`,
-    result.output_truncated ? `${result.output_truncated_lines} earlier lines dropped` : "",
-    result.lines_missed ? "some output had already left tmux's history" : "",
-    result.anchor_lost ? "the screen was reset, output may be incomplete" : "",
-  ].filter((n) => n !== "");
-  const tail = result.output.slice(-TEXT_TAIL_LINES);
-  const skipped = result.output.length - tail.length;
-  return [
-    `${head} in ${result.pane_id} (${notes.join("; ")})`,
-    ...(skipped > 0 ? [`... ${skipped} more lines in structuredContent.output`] : []),
-    ...tail,
-  ].join("\n");
-}
 
 /** One run request as a tool got it, in either generation's wire names. */
 interface ToolRunRequest {
@@ -100,7 +222,8 @@ interface ToolRunRequest {
   /** The pane, resolved. */
   paneId: string;
   timeout: number;
-  maxLines: number | null;
+  max_lines: number | null;
+  max_output_bytes: number | null;
   /** null: the server's default. */
   suppressHistory: boolean | null;
 }
@@ -109,7 +232,7 @@ interface ToolRunRequest {
 async function runFromTool(
   { context, extra }: { context: ToolContext; extra: Extra },
   request: ToolRunRequest,
-): Promise<RunResult> {
+): Promise<ToolRunResult> {
   const suppressHistory = request.suppressHistory ?? context.config.suppressHistory;
   if (request.command.includes("\0")) {
     throw new TmuxError("invalid_argument", "command must not contain NUL characters");
@@ -123,19 +246,39 @@ async function runFromTool(
   }
   const timeout = clampTimeout(context, request.timeout);
   const report = progressNotifier(extra, timeout);
-  return await context.tmux.runCommand({
-    socket: request.socket,
-    paneId: request.paneId,
-    command: request.command,
-    timeout,
-    maxLines: request.maxLines,
-    suppressHistory,
-    signal: extra.signal,
-    onProgress: report && (({ elapsed, lines }) => {
-      const tail = lines.slice(-PROGRESS_LINES).join("\n");
-      report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
+  return shapeRunResult(
+    await context.tmux.runCommand({
+      socket: request.socket,
+      paneId: request.paneId,
+      command: request.command,
+      timeout,
+      budget: budgetOf(context, request),
+      suppressHistory,
+      signal: extra.signal,
+      onProgress: report && (({ elapsed, lines }) => {
+        const tail = lines.slice(-PROGRESS_LINES).join("\n");
+        report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
+      }),
     }),
-  });
+  );
+}
+
+/** The text of a page of output. */
+function renderPage(page: RunPage): string {
+  const last = page.next_line === null
+    ? page.from_line + page.lines.length - 1
+    : page.next_line - 1;
+  const head = [
+    `run ${page.run_id}: ${lines(page.total_lines)} (${size(page.total_bytes)})` +
+    (page.ended ? "" : " so far, the run goes on"),
+    page.lines.length === 0 ? "no lines here" : `lines ${count(page.from_line)}-${count(last)}`,
+    page.next_line === null ? "the end so far" : `next: from_line=${page.next_line}`,
+    ...(page.missing === null
+      ? []
+      : [`lines ${count(page.missing.from_line)}-${count(page.missing.to_line)} were not kept`]),
+    `kept until ${page.expires_at.slice(0, 16)}Z`,
+  ];
+  return [head.join("; "), ...page.lines].join("\n");
 }
 
 /** run_shell_command's output: the libtmux generation's camelCase shape. */
@@ -147,7 +290,7 @@ const shellOutput = {
   timedOut: z.boolean().describe("the wait hit its timeout: the command MAY STILL BE RUNNING"),
   output: z.object({
     lines: z.array(z.string()).describe("the command's own output lines, tail kept"),
-    truncated: z.boolean().describe("lines were dropped from the head to honour maxLines"),
+    truncated: z.boolean().describe("lines were dropped from the head"),
     droppedLines: z.number().int().describe("how many lines were dropped"),
     droppedBytes: z.number().int().describe("UTF-8 bytes of the dropped lines"),
   }).describe("the command's output"),
@@ -158,7 +301,7 @@ const shellOutput = {
   anchorLost: z.boolean().describe("the pane was respawned or its history cleared"),
 };
 
-/** The run tools: run_command, wait_for_command, and the opt-in run_shell_command alias. */
+/** The run tools: run_command, wait_for_command, read_command_output, and run_shell_command. */
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
@@ -166,14 +309,14 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     tier: "mutating",
     title: "Run a shell command in a pane",
     description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
-      "polling), and returns its exit status and its own output (tail kept under max_lines). " +
-      "Use it for commands you author and want the result of. The command runs in a subshell: " +
-      "cd and export do not persist to the next call (chain them: 'cd dir && make'). A timed-out " +
-      "command MAY STILL BE RUNNING: do not retry it unless started is false. For output of " +
-      "programs you did not start, use wait_for_text; to type into a running program or a " +
-      "synchronized set of panes, use send_keys. With a progress token, new output lines " +
-      "arrive as progress messages about once a second. Refuses panes in copy-mode, panes not " +
-      "at an idle POSIX shell, and multi-line commands while suppress_history is true.",
+      "polling), and returns its exit status and its own output: all of it, or the first and " +
+      "last lines within 16 KiB (max_output_bytes, max_lines), with exact counts and the rest " +
+      `readable with ${READ_TOOL}. The command runs in a subshell: cd and export do not persist ` +
+      "(chain them: 'cd dir && make'). A timed-out command MAY STILL BE RUNNING: collect it " +
+      "with wait_for_command, do not retry it unless started is false. For output of programs " +
+      "you did not start, use wait_for_text; to type into a running program, use send_keys. " +
+      "Refuses panes in copy-mode, panes not at an idle POSIX shell, and multi-line commands " +
+      "while suppress_history is true.",
     input,
     output,
     openWorld: true,
@@ -184,7 +327,8 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         socket: call.socket,
         paneId: call.target,
         timeout: args.timeout,
-        maxLines: args.max_lines ?? null,
+        max_lines: args.max_lines ?? null,
+        max_output_bytes: args.max_output_bytes ?? null,
         suppressHistory: args.suppress_history ?? null,
       });
     },
@@ -197,27 +341,81 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     tier: "mutating",
     title: "Wait again for a command that timed out",
     description: "Waits again for a run_command that timed out (by the run_id it returned) and, " +
-      "once the command has ended, returns its real exit status and output in run_command's " +
-      "shape, then forgets the run. Until then it returns timed_out: true with the output so " +
-      "far; call it again. Works after the server restarted. Runs not collected expire after " +
-      "an hour.",
+      "once the command has ended, returns its real exit status in run_command's shape, then " +
+      "forgets the run. Until then it returns timed_out: true; call it again. Each result shows " +
+      "only the output no earlier result of the run showed (output_from_line says where it " +
+      `starts); ${READ_TOOL} reads any of it. Works after the server restarted (output then ` +
+      "read from the screen). Runs not collected expire after an hour.",
     input: {
       run_id: z.string().max(64).describe("the run_id of a run_command result that timed out"),
       timeout: timeoutSchema,
       max_lines: maxLinesSchema,
+      max_output_bytes: maxOutputBytesSchema,
       socket_name: socketNameSchema,
     },
     output,
     async run(args, { socket, context, extra }) {
-      return await context.tmux.waitForRun({
-        socket,
-        runId: args.run_id,
-        timeout: clampTimeout(context, args.timeout),
-        maxLines: args.max_lines ?? null,
-        signal: extra.signal,
-      });
+      return shapeRunResult(
+        await context.tmux.waitForRun({
+          socket,
+          runId: args.run_id,
+          timeout: clampTimeout(context, args.timeout),
+          budget: budgetOf(context, args),
+          signal: extra.signal,
+        }),
+      );
     },
     text: renderRunResult,
+  }),
+  defineTool({
+    name: READ_TOOL,
+    target: "none",
+    tier: "readonly",
+    title: "Read a command's output by line",
+    description: "Reads the output of a run_command (by its run_id) by line number, exactly: " +
+      "the lines a result left out (its output_more says from which line), also while a " +
+      "timed-out command still runs. from_line counts from 1; negative counts from the end " +
+      "(-50: the last 50 lines). A page holds up to 400 lines and 16 KiB (max_lines, " +
+      "max_output_bytes); next_line says where the next page starts. Output is kept an hour " +
+      "after the run ended, 16 MiB a run (beyond that the middle is dropped, and said so).",
+    input: {
+      run_id: z.string().max(64).describe("the run_id of a run_command or wait_for_command result"),
+      from_line: z.number().int().default(1).describe(
+        "the first line to read: 1 is the first line, negative counts from the end",
+      ),
+      max_lines: z.number().int().min(1).max(10_000).default(DEFAULT_BUDGET.maxLines).describe(
+        "lines a page holds at most",
+      ),
+      max_output_bytes: maxOutputBytesSchema,
+    },
+    output: {
+      run_id: z.string().describe("the run"),
+      ended: z.boolean().describe("the run has ended (false: more output may come)"),
+      total_lines: z.number().int().describe("lines of output so far"),
+      total_bytes: z.number().int().describe("their UTF-8 bytes, a newline each"),
+      from_line: z.number().int().describe("the line this page starts at"),
+      next_line: z.number().int().nullable().describe(
+        "where the next page starts; null: this page reaches the end so far",
+      ),
+      missing: z.object({
+        from_line: z.number().int().describe("the first line not kept"),
+        to_line: z.number().int().describe("the last line not kept"),
+      }).nullable().describe("lines asked for that were not kept (over 16 MiB a run)"),
+      partial_last_line: z.boolean().describe("the last line is still being written"),
+      expires_at: z.string().describe("until when the output is kept (ISO 8601)"),
+      lines: z.array(z.string()).describe(
+        "the lines, each longer than half the page cut inside, marked '…[N bytes cut]…'",
+      ),
+    },
+    // deno-lint-ignore require-await
+    async run(args, { context }) {
+      return context.tmux.readRunOutput({
+        runId: args.run_id,
+        fromLine: args.from_line,
+        budget: { ...budgetOf(context, args), maxLines: args.max_lines, tailOnly: false },
+      });
+    },
+    text: renderPage,
   }),
   defineTool({
     name: "run_shell_command",
@@ -248,7 +446,8 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         socket: call.socket,
         paneId: await resolvePane(call.socket, { pane_id: args.paneId }),
         timeout: args.timeoutSeconds,
-        maxLines: args.maxLines ?? null,
+        max_lines: args.maxLines ?? null,
+        max_output_bytes: null,
         suppressHistory: args.suppressHistory ?? null,
       });
       return {

@@ -68,9 +68,16 @@ export const timeoutSchema = z.number().positive().default(30).describe(
   "seconds to wait; clamped to the server's ceiling, never an error",
 );
 
-/** Keep only the last N lines. */
+/** Show only the last N lines. */
 export const maxLinesSchema = z.number().int().min(1).nullable().default(null).describe(
-  "keep only the last N lines (null: all); what is dropped is counted",
+  "show only the last N lines (default: all, or the first and last of 400 when there are " +
+    "more); what is not shown is counted",
+);
+
+/** The pane text one result shows, in bytes. */
+export const maxOutputBytesSchema = z.number().int().min(1024).nullable().optional().describe(
+  "UTF-8 bytes of pane text the result shows at most (default 16384; at most the server's " +
+    "--max-output-bytes); the rest is counted, and one call away",
 );
 
 /**

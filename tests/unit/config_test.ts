@@ -16,6 +16,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
     server: {
       socketName: null,
       waitMaxSeconds: 30,
+      maxOutputBytes: 256 * 1024,
       suppressHistory: true,
       policy: { tier: "mutating", only: null, with: [], exclude: [] },
       ownPane: null,

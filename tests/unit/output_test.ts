@@ -6,7 +6,6 @@ import {
   outputStart,
   prefixCells,
   splitCapture,
-  truncateTail,
 } from "../../src/tmux/output.ts";
 
 const TYPED = " (eval 'echo hi'); printf x 'tmux_mcp_ab'; wait-for -S tmux_mcp_ab; exit $s)";
@@ -24,16 +23,6 @@ Deno.test("outputStart joins rows a line editor broke without the wrap flag", ()
 
 Deno.test("outputStart says -1 when the typed line is gone", () => {
   assertEquals(outputStart(["1", "2"], TYPED, "tmux_mcp_ab"), -1);
-});
-
-Deno.test("truncateTail keeps the tail and counts dropped lines and UTF-8 bytes", () => {
-  assertEquals(truncateTail(["a", "é", "b", "c"], 2), {
-    lines: ["b", "c"],
-    droppedLines: 2,
-    droppedBytes: 2 + 3,
-  });
-  assertEquals(truncateTail(["a"], null), { lines: ["a"], droppedLines: 0, droppedBytes: 0 });
-  assertEquals(truncateTail(["a"], 5), { lines: ["a"], droppedLines: 0, droppedBytes: 0 });
 });
 
 Deno.test("splitCapture treats the final newline as a terminator", () => {

@@ -1,12 +1,18 @@
-import { assertEquals } from "../deps.ts";
-import { LineReducer } from "../../src/tmux/run/terminal_text.ts";
+import { assert, assertEquals } from "../deps.ts";
+import { LineReducer, LONG_LINE } from "../../src/tmux/run/terminal_text.ts";
 import { unescapeOutput } from "../../src/tmux/transport/watch.ts";
 
-function reduce(text: string, maxLines = 100) {
-  const reducer = new LineReducer({ maxLines });
+function reduce(text: string) {
+  const lines: string[] = [];
+  const reducer = new LineReducer({
+    line: (line) => lines.push(line),
+    longText: () => {},
+    longEnd: () => lines.push("<long>"),
+  });
   // Fed a character at a time: sequences cut anywhere still parse.
   for (const char of text) reducer.push(char);
-  return reducer.finish();
+  reducer.finish();
+  return { lines, alternateScreen: reducer.alternateScreen };
 }
 
 Deno.test("LineReducer: CR, backspace, erase-in-line, tabs, escapes, wide characters", () => {
@@ -22,10 +28,24 @@ Deno.test("LineReducer: CR, backspace, erase-in-line, tabs, escapes, wide charac
   assertEquals([alt.lines, alt.alternateScreen], [["a", "b"], true]);
 });
 
-Deno.test("LineReducer keeps the last lines and counts what it dropped", () => {
-  const out = reduce("1\n22\n333\n4444\n", 2);
-  assertEquals(out.lines, ["333", "4444"]);
-  assertEquals([out.droppedLines, out.droppedBytes], [2, 2 + 3]);
+Deno.test("LineReducer passes a long line on in pieces, its ends and size kept", () => {
+  const pieces: string[] = [];
+  const ended: Array<{ head: string; tail: string; bytes: number }> = [];
+  const reducer = new LineReducer({
+    line: () => {},
+    longText: (text) => pieces.push(text),
+    longEnd: (line) => ended.push(line),
+  });
+  const line = "<" + "ab".repeat(2 * LONG_LINE) + "é>";
+  // Fed in chunks, as the stream arrives.
+  for (let i = 0; i < line.length; i += 4096) reducer.push(line.slice(i, i + 4096));
+  reducer.push("\n");
+  assertEquals(pieces.join(""), line);
+  assertEquals(ended.length, 1);
+  const [{ head, tail, bytes }] = ended;
+  assertEquals(bytes, new TextEncoder().encode(line).length);
+  assert(line.startsWith(head) && head.length < line.length);
+  assert(line.endsWith(tail) && tail.length < line.length);
 });
 
 Deno.test("unescapeOutput turns control mode's octal escapes back into bytes", () => {

@@ -7,12 +7,14 @@
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { cellsOf, cutAtCursor, outputAfter, splitCapture, truncateTail } from "../output.ts";
+import { cellsOf, cutAtCursor, outputAfter, splitCapture } from "../output.ts";
 import { trimmedRows } from "../position.ts";
 import type { CallNames } from "./shell.ts";
+import type { RunOutput } from "./run_output.ts";
 import {
   type Anchor,
   type Current,
+  type MoreFrom,
   type OutputFields,
   outputFields,
   type Position,
@@ -103,13 +105,23 @@ export async function collectOutput(options: CollectOptions): Promise<Collected>
   return { lines: promptOnly ? rows.slice(1) : rows, linesMissed: false, anchorLost: true };
 }
 
-/** Output fields from a screen capture, `maxLines` applied. */
-export function shapeOutput(collected: Collected, maxLines: number | null): OutputFields {
+/**
+ * Output fields from a screen capture: its lines go to the run's output (its log and the
+ * excerpt the result shows).
+ */
+export function screenFields(
+  collected: Collected,
+  output: RunOutput,
+  more?: MoreFrom,
+): OutputFields {
+  for (const line of collected.lines) output.line(line);
   // The screen cannot tell the alternate screen was used (what was drawn there is gone with it),
   // nor invalid UTF-8 (tmux stored it as U+FFFD).
-  return outputFields(truncateTail(collected.lines, maxLines), {
-    ...collected,
+  return outputFields(output.excerpt(), {
+    source: "screen",
+    linesMissed: collected.linesMissed,
+    anchorLost: collected.anchorLost,
     alternateScreen: false,
     invalidUtf8: false,
-  });
+  }, { more });
 }

@@ -10,4 +10,5 @@
 export { runCommand } from "./runner.ts";
 export { type ResumeRequest, waitForRun } from "./resume.ts";
 export { createRunner, type Runner, stopRunner } from "./state.ts";
-export type { RunRequest, RunResult } from "./types.ts";
+export { ordered, type OutputMore, type RunRequest, type RunResult } from "./types.ts";
+export { type ReadRequest, readRunOutput, type RunPage } from "./read_output.ts";

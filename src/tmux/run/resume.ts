@@ -4,15 +4,24 @@
  * @module
  */
 
+import { abortable } from "../../async.ts";
 import { TmuxError } from "../errors.ts";
+import type { OutputBudget } from "../excerpt.ts";
 import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../target.ts";
-import { collectOutput, shapeOutput } from "./collect.ts";
+import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
+import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
 import { callNames, RUNNING_OPTION } from "./shell.ts";
 import { forgetRun, type PaneCall, type Runner } from "./state.ts";
-import { currentPosition, NO_OUTPUT, type OutputFields, type RunResult } from "./types.ts";
+import {
+  currentPosition,
+  NO_OUTPUT,
+  type OutputFields,
+  outputFields,
+  type RunResult,
+} from "./types.ts";
 import { channelEnd, parseTrailerValue, waitForEnd } from "./wait.ts";
 
 /** One wait_for_command request. */
@@ -23,8 +32,8 @@ export interface ResumeRequest {
   runId: string;
   /** Seconds, already clamped to the server's ceiling. */
   timeout: number;
-  /** Keep only the last N output lines; null: all. */
-  maxLines: number | null;
+  /** How much output the result shows. */
+  budget: OutputBudget;
   /** Cancels the wait. */
   signal?: AbortSignal;
   /** When the wait began (ms since the epoch); default now. */
@@ -103,7 +112,13 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
         timed_out: true,
         no_status_reason: null,
         elapsed_seconds: elapsed(),
-        ...await screenOutput(call, record, request.maxLines),
+        ...await runOutput(runner, {
+          runId: request.runId,
+          call,
+          record,
+          budget: request.budget,
+          ended: false,
+        }),
       };
     }
   }
@@ -124,7 +139,14 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     result = {
       ...finished,
       exit_status: end.status,
-      ...await screenOutput(call, record, request.maxLines, trailer.end_position),
+      ...await runOutput(runner, {
+        runId: request.runId,
+        call,
+        record,
+        budget: request.budget,
+        ended: true,
+        end: trailer.end_position,
+      }),
     };
   } else if (end?.kind === "refused") {
     result = { ...finished, started: false, not_started_reason: end.reason };
@@ -132,27 +154,77 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     result = {
       ...finished,
       no_status_reason: state[names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalid,
-      ...await screenOutput(call, record, request.maxLines),
+      ...await runOutput(runner, {
+        runId: request.runId,
+        call,
+        record,
+        budget: request.budget,
+        ended: true,
+      }),
     };
   }
   await forgetRun(call);
   return { ...result, elapsed_seconds: elapsed() };
 }
 
-/** A recorded run's output as the screen shows it, up to `end` (default: the cursor now). */
-async function screenOutput(
-  call: PaneCall,
-  record: RunRecord,
-  maxLines: number | null,
-  end?: { history: number; y: number; x: number },
+/** How long a followed stream may take to catch up with a run that has ended. */
+const STREAM_END_MS = 2000;
+
+/**
+ * A recorded run's output: from its log, when this server follows (or followed) its stream,
+ * only the lines no result has shown yet; else as the screen shows it, up to `end` (default: the
+ * cursor now).
+ */
+async function runOutput(
+  runner: Runner,
+  run: {
+    runId: string;
+    call: PaneCall;
+    record: RunRecord;
+    budget: OutputBudget;
+    ended: boolean;
+    end?: { history: number; y: number; x: number };
+  },
 ): Promise<OutputFields> {
+  const { runId, call, record, budget } = run;
+  const stored = runner.store.get(runId);
+  if (stored !== undefined) {
+    if (run.ended && stored.following) {
+      await abortable(stored.following, AbortSignal.timeout(STREAM_END_MS));
+    }
+    const from = stored.shown + 1;
+    const excerpt = logExcerpt(stored.log, from, budget);
+    stored.shown = from - 1 + excerpt.totalLines;
+    if (run.ended) stored.ended ??= Date.now();
+    return outputFields(excerpt, {
+      source: "stream",
+      linesMissed: false,
+      anchorLost: false,
+      alternateScreen: stored.seen?.alternateScreen ?? false,
+      invalidUtf8: stored.seen?.invalidUtf8 ?? false,
+    }, {
+      fromLine: from,
+      more: (first) => ({
+        run_id: runId,
+        from_line: first,
+        expires_at: new Date(runner.store.expires(stored)).toISOString(),
+      }),
+    });
+  }
   const now = await currentPosition(call.socket, call.paneId);
   const cut = await collectOutput({
     ...call,
     anchor: record.anchor,
     typed: record.typed,
-    end: end ?? now,
+    end: run.end ?? now,
     now,
   });
-  return shapeOutput(cut, maxLines);
+  const output = new RunOutput(budget);
+  const more = keepLog(runner.store, {
+    runId,
+    log: output.log,
+    ended: run.ended,
+    shown: cut.lines.length,
+  });
+  return screenFields(cut, output, more);
 }

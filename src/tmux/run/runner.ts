@@ -15,7 +15,7 @@ import type { TmuxChild } from "../transport/exec.ts";
 import { formatOf, intField, parseRecords } from "../format.ts";
 import { acquire } from "../lock.ts";
 import { newNonce } from "../names.ts";
-import { collectOutput, shapeOutput } from "./collect.ts";
+import { collectOutput, screenFields } from "./collect.ts";
 import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
@@ -51,6 +51,7 @@ import {
   type RunRequest,
   type RunResult,
 } from "./types.ts";
+import { KEEP_MS, keepLog, RunOutput } from "./run_output.ts";
 import { channelEnd, readTrailer, waitForEnd, type WaitOutcome } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { lineEditorState, type OutputTap, tapOutput, watcherCaughtUp } from "../transport/watch.ts";
@@ -67,9 +68,6 @@ const NO_STATUS = {
   invalid: "the run's end marker carried no valid status",
   lost: "the command ended as the call timed out, and its status did not arrive",
 };
-
-/** Lines a run's output keeps at most when read from the stream; earlier ones are counted. */
-const STREAM_MAX_LINES = 1_000_000;
 
 /** How long the stream may lag behind a trailer that has run. */
 const STREAM_END_MS = 2000;
@@ -230,15 +228,17 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     // Output and end are read from the pane's byte stream when a watcher can be had (subscribed
     // before the line is typed, so no byte is missed); else the server waits on the channel and
     // reads the screen.
+    const output = new RunOutput(request.budget);
     const stream = socket.controls === null || socket.watchers === null
       ? null
-      : new RunStream(names, request.maxLines ?? STREAM_MAX_LINES);
+      : new RunStream(names, output);
     const tap = stream === null ? null : await tapOutput(
       socket,
       { sessionId: state.session_id, paneId },
       (bytes) => stream.push(bytes),
     );
     let waiter: TmuxChild | null = null;
+    let context: RunContext | null = null;
     try {
       // Where progress reports start reading: before the line is typed.
       const progressCursor = request.onProgress
@@ -276,7 +276,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         : progressReporter(request, { cursor: progressCursor, typed, names, started });
       const ending = waiter === null ? streamEnd(stream!, tap!) : channelEnd(waiter.done);
       const outcome = await waitForEnd(ending, request, { started, pid: anchor.pid, progress });
-      const context: RunContext = {
+      context = {
         runner,
         request,
         call,
@@ -285,16 +285,20 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         anchor,
         typed,
         mark,
+        output,
         stream: tap === null ? null : stream,
         waiter,
         functionMark,
         base,
         elapsed,
+        followed: false,
       };
       return await settle(context, outcome);
     } finally {
       await waiter?.kill();
-      if (tap !== null && stream?.done) {
+      if (tap !== null && context?.followed) {
+        follow(runner, { runId: base.run_id, stream: stream!, tap });
+      } else if (tap !== null && stream?.done) {
         // The shell finishes just after the run's end: the tap stays to see it do so.
         const settled: Promise<void> = abortable(stream.settled, AbortSignal.timeout(SETTLE_MS))
           .then(() => {
@@ -322,12 +326,42 @@ interface RunContext {
   anchor: Anchor;
   typed: string;
   mark: string;
+  /** Where the run's lines go (its log, and the excerpt its result shows). */
+  output: RunOutput;
   /** The run's byte stream, while it is followed; null: the server waits on the channel. */
   stream: RunStream | null;
   waiter: TmuxChild | null;
   functionMark: string;
   base: Pick<RunResult, "pane_id" | "run_id" | "effective_timeout"> & OutputFields;
   elapsed: () => number;
+  /** Set when the run timed out and its stream is to be followed after the call. */
+  followed: boolean;
+}
+
+/**
+ * Follows a timed-out run's stream after its call, so its log keeps filling (for
+ * read_command_output and wait_for_command), until the run ends, the stream goes, the store lets
+ * the run go, or an hour passes.
+ */
+function follow(
+  runner: Runner,
+  run: { runId: string; stream: RunStream; tap: OutputTap },
+): void {
+  const stored = runner.store.get(run.runId);
+  if (stored === undefined) {
+    run.tap.close();
+    return;
+  }
+  const stop = new AbortController();
+  stored.onDrop = () => stop.abort();
+  stored.following = Promise.race([
+    run.stream.ended(AbortSignal.any([stop.signal, AbortSignal.timeout(KEEP_MS)])),
+    run.tap.lost,
+  ]).then(() => {
+    run.tap.close();
+    stored.ended ??= Date.now();
+    stored.following = undefined;
+  });
 }
 
 /** The stream's end, or its loss (the watcher went away). */
@@ -357,7 +391,7 @@ async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunRes
       runner.functions.delete(key);
       return {
         ...finished(context),
-        ...(stream === null ? NO_OUTPUT : streamOutput(stream)),
+        ...(stream === null ? NO_OUTPUT : streamOutput(context, stream)),
         no_status_reason: NO_STATUS.replaced,
         anchor_lost: true,
       };
@@ -388,14 +422,24 @@ function finished(context: RunContext): RunResult {
   };
 }
 
-/** Output fields from the byte stream (its reducer already kept at most maxLines). */
-function streamOutput(stream: RunStream): OutputFields {
-  const reduced = stream.lines();
-  return outputFields(reduced, {
+/** Output fields from the byte stream; what they do not show is kept for reading later. */
+function streamOutput(context: RunContext, stream: RunStream): OutputFields {
+  const excerpt = stream.excerpt();
+  return outputFields(excerpt, {
+    source: "stream",
     linesMissed: false,
     anchorLost: false,
-    alternateScreen: reduced.alternateScreen,
+    alternateScreen: stream.alternateScreen,
     invalidUtf8: stream.invalidUtf8,
+  }, { more: keepOutput(context, { ended: stream.done, shown: excerpt.totalLines }) });
+}
+
+/** Where a result of this run points for what it did not show. */
+function keepOutput(context: RunContext, run: { ended: boolean; shown: number }) {
+  return keepLog(context.runner.store, {
+    runId: context.base.run_id,
+    log: context.output.log,
+    ...run,
   });
 }
 
@@ -412,12 +456,12 @@ function withEnd(result: RunResult, end: RunEnd | null): RunResult {
 function streamResult(context: RunContext, stream: RunStream): RunResult {
   const { runner, call } = context;
   rememberFunction(runner, lockKey(call.socket, call.paneId), context.functionMark);
-  return withEnd({ ...finished(context), ...streamOutput(stream) }, stream.end ?? null);
+  return withEnd({ ...finished(context), ...streamOutput(context, stream) }, stream.end ?? null);
 }
 
 /** The result of a waited run whose channel was signalled: its option, and the screen. */
 async function waitedResult(context: RunContext): Promise<RunResult> {
-  const { runner, request, call } = context;
+  const { runner, call } = context;
   const key = lockKey(call.socket, call.paneId);
   rememberFunction(runner, key, context.functionMark);
   const { trailer, now } = await readTrailer(call);
@@ -429,7 +473,11 @@ async function waitedResult(context: RunContext): Promise<RunResult> {
     end: trailer.end_position,
     now,
   });
-  return withEnd({ ...finished(context), ...shapeOutput(cut, request.maxLines) }, trailer.end);
+  const more = keepOutput(context, { ended: true, shown: cut.lines.length });
+  return withEnd(
+    { ...finished(context), ...screenFields(cut, context.output, more) },
+    trailer.end,
+  );
 }
 
 const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
@@ -492,7 +540,7 @@ async function timedOut(
         socket,
         runId: context.base.run_id,
         timeout: request.timeout,
-        maxLines: request.maxLines,
+        budget: request.budget,
         signal: request.signal,
         started: context.started,
       });
@@ -509,15 +557,29 @@ async function timedOut(
     await stream.ended(AbortSignal.timeout(STREAM_END_MS));
   await forgetRun(call);
   if (ended) return streamResult(context, stream);
-  return { ...finished(context), ...streamOutput(stream), no_status_reason: NO_STATUS.lost };
+  return {
+    ...finished(context),
+    ...streamOutput(context, stream),
+    no_status_reason: NO_STATUS.lost,
+  };
 }
 
-/** A timed-out result with the output so far: from the stream, else the screen. */
+/**
+ * A timed-out result with the output so far: from the stream (which goes on being followed, and
+ * the run's log kept), else the screen.
+ */
 async function runningResult(context: RunContext): Promise<RunResult> {
-  const { request, call, stream } = context;
+  const { runner, call, stream } = context;
   let output: OutputFields;
   if (stream !== null) {
-    output = streamOutput(stream);
+    output = streamOutput(context, stream);
+    runner.store.put(context.base.run_id, {
+      log: context.output.log,
+      ended: null,
+      shown: output.output_total_lines,
+      seen: stream,
+    });
+    context.followed = true;
   } else {
     const now = await currentPosition(call.socket, call.paneId);
     const cut = await collectOutput({
@@ -527,7 +589,14 @@ async function runningResult(context: RunContext): Promise<RunResult> {
       end: now,
       now,
     });
-    output = shapeOutput(cut, request.maxLines);
+    output = screenFields(
+      cut,
+      context.output,
+      keepOutput(context, {
+        ended: false,
+        shown: cut.lines.length,
+      }),
+    );
   }
   return { ...finished(context), ...output, timed_out: true };
 }

@@ -13,6 +13,7 @@ import { createKeyedLock, type KeyedLock } from "../lock.ts";
 import { queryPane } from "../target.ts";
 import { type CallNames, markOutlivedShell, type RunFunction, RUNNING_OPTION } from "./shell.ts";
 import type { Position } from "./types.ts";
+import { OutputStore } from "./run_output.ts";
 
 /** State shared by all calls of one server: per-pane queues and leftovers of calls given up. */
 export interface Runner {
@@ -34,6 +35,8 @@ export interface Runner {
   functions: Map<string, string>;
   /** Per socket path, the run function (its digest is computed once). */
   definitions: Map<string, Promise<RunFunction>>;
+  /** Runs' output kept for reading later (read_command_output, wait_for_command). */
+  store: OutputStore;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
   stop: AbortController;
   inFlight: Set<Promise<unknown>>;
@@ -48,6 +51,7 @@ export function createRunner(): Runner {
     settling: new Map(),
     functions: new Map(),
     definitions: new Map(),
+    store: new OutputStore(),
     stop: new AbortController(),
     inFlight: new Set(),
   };

@@ -8,8 +8,10 @@
  */
 
 import { abortable } from "../../async.ts";
+import type { Excerpt } from "../excerpt.ts";
+import type { RunOutput } from "./run_output.ts";
 import { type CallNames, endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
-import { LineReducer, type ReducedLines } from "./terminal_text.ts";
+import { LineReducer } from "./terminal_text.ts";
 import { Utf8Check } from "./utf8.ts";
 
 const OSC7 = "\x1b]7;";
@@ -37,6 +39,7 @@ export class RunStream {
   #utf8 = new Utf8Check();
   #pending = "";
   #phase: "before" | "inside" | "after" = "before";
+  #output: RunOutput;
   #reducer: LineReducer;
   #start: string;
   #end: string;
@@ -50,8 +53,9 @@ export class RunStream {
   #settled: Promise<void>;
   #markSettled!: () => void;
 
-  constructor(names: CallNames, maxLines: number) {
-    this.#reducer = new LineReducer({ maxLines });
+  constructor(names: CallNames, output: RunOutput) {
+    this.#output = output;
+    this.#reducer = new LineReducer(output);
     this.#start = `${OSC7}${names.startMarker}${ST}`;
     this.#end = `${OSC7}${endMarkerPrefix(names)}`;
     this.#ended = new Promise((resolve) => this.#markEnded = resolve);
@@ -85,6 +89,16 @@ export class RunStream {
   /** Whether the pane wrote bytes that are not UTF-8 (they read as U+FFFD). */
   get invalidUtf8(): boolean {
     return !this.#utf8.valid;
+  }
+
+  /** Whether the command switched to the alternate screen. */
+  get alternateScreen(): boolean {
+    return this.#reducer.alternateScreen;
+  }
+
+  /** The run's output (its log, and the excerpt a result shows). */
+  get output(): RunOutput {
+    return this.#output;
   }
 
   /** Feeds the pane's next output bytes. */
@@ -121,6 +135,7 @@ export class RunStream {
       return;
     }
     this.#reducer.push(text.slice(0, end));
+    this.#reducer.finish();
     this.#finish(text.slice(end));
   }
 
@@ -157,8 +172,8 @@ export class RunStream {
     return this.done;
   }
 
-  /** The lines so far (all of them once ended). */
-  lines(): ReducedLines {
-    return this.#reducer.finish();
+  /** The excerpt a result shows of the output so far (a line still being written included). */
+  excerpt(): Excerpt {
+    return this.#output.excerpt(this.done ? undefined : this.#reducer.current());
   }
 }

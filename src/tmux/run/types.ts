@@ -5,6 +5,7 @@
  */
 
 import type { TmuxSocket } from "../transport/socket.ts";
+import { DEFAULT_BUDGET, type Excerpt, excerptOf, type OutputBudget } from "../excerpt.ts";
 import { type PanePosition, parsePosition, POSITION_FIELDS } from "../position.ts";
 import { queryPane } from "../target.ts";
 
@@ -18,8 +19,8 @@ export interface RunRequest {
   command: string;
   /** Seconds, already clamped to the server's ceiling. */
   timeout: number;
-  /** Keep only the last N output lines; null: all. */
-  maxLines: number | null;
+  /** How much output the result shows (the rest is kept for read_command_output). */
+  budget: OutputBudget;
   /** Prefix a space to keep the line out of shell history. */
   suppressHistory: boolean;
   /** Cancels the call (a cancelled call ends like a timed-out one). */
@@ -28,11 +29,58 @@ export interface RunRequest {
   onProgress?: (update: { elapsed: number; lines: string[] }) => void;
 }
 
-/** The outcome, in the contract's wire names. */
-export interface RunResult {
+/** Where the rest of a run's output can be read: its log, kept by the server. */
+export interface OutputMore {
+  run_id: string;
+  /** The first line the result did not show. */
+  from_line: number;
+  /** Until when it is kept (ISO 8601). */
+  expires_at: string;
+}
+
+/** A run's output as a result shows it: counts first, then the lines. */
+export interface OutputFields {
+  /** The line (1-based) the shown output starts from: 1, or after what an earlier result of the
+   * same run showed (wait_for_command). */
+  output_from_line: number;
+  /** Lines of output in all, so far. */
+  output_total_lines: number;
+  /** UTF-8 bytes of them, a newline each. */
+  output_total_bytes: number;
+  /** Lines from output_from_line on are not all in `output`. */
+  output_truncated: boolean;
+  /** How many of them are not in `output` (output_head lists the first of them). */
+  output_truncated_lines: number;
+  /** UTF-8 bytes of those, a newline each. */
+  output_truncated_bytes: number;
+  /** The lines left out between output_head and output. */
+  output_omitted: { after_line: number; lines: number; bytes: number } | null;
+  /** Shown lines cut inside for length (each says how many bytes it lost). */
+  output_cut_lines: number;
+  /** Where to read what was not shown, while it is kept. */
+  output_more: OutputMore | null;
+  /** What the output was read from: the pane's byte stream, or its screen and scrollback. */
+  output_source: "stream" | "screen";
+  /** tmux's history dropped output before it could be read. */
+  lines_missed: boolean;
+  /** The pane was respawned or its history cleared: output may be incomplete. */
+  anchor_lost: boolean;
+  /** The command switched to the alternate screen (a full-screen program); what it drew there
+   * is not in output. */
+  alternate_screen: boolean;
+  /** The command wrote bytes that are not UTF-8; they read as U+FFFD in output. */
+  invalid_utf8: boolean;
+  /** The first lines, when lines between them and `output` were left out. */
+  output_head: string[];
+  /** The command's own output lines: the last ones, or all of them. */
+  output: string[];
+}
+
+/** The outcome, in the contract's wire names: how the run went first, then its output. */
+export interface RunResult extends OutputFields {
   /** The pane that received the command. */
   pane_id: string;
-  /** Names this run for wait_for_command. */
+  /** Names this run for wait_for_command and read_command_output. */
   run_id: string;
   /** The shell's `$?`; null when it timed out or was not started. */
   exit_status: number | null;
@@ -48,71 +96,104 @@ export interface RunResult {
   elapsed_seconds: number;
   /** The timeout enforced, in seconds. */
   effective_timeout: number;
-  /** The command's own output lines, tail kept. */
-  output: string[];
-  /** Lines were dropped from the head for maxLines. */
-  output_truncated: boolean;
-  /** How many lines were dropped. */
-  output_truncated_lines: number;
-  /** UTF-8 bytes of the dropped lines, a newline each. */
-  output_truncated_bytes: number;
-  /** tmux's history dropped output before it could be read. */
-  lines_missed: boolean;
-  /** The pane was respawned or its history cleared: output may be incomplete. */
-  anchor_lost: boolean;
-  /** The command switched to the alternate screen (a full-screen program); what it drew there
-   * is not in output. */
-  alternate_screen: boolean;
-  /** The command wrote bytes that are not UTF-8; they read as U+FFFD in output. */
-  invalid_utf8: boolean;
+}
+
+/** The fields of a {@linkcode RunResult}, in the order results carry them. */
+export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
+  "pane_id",
+  "run_id",
+  "exit_status",
+  "timed_out",
+  "started",
+  "not_started_reason",
+  "no_status_reason",
+  "elapsed_seconds",
+  "effective_timeout",
+  "output_from_line",
+  "output_total_lines",
+  "output_total_bytes",
+  "output_truncated",
+  "output_truncated_lines",
+  "output_truncated_bytes",
+  "output_omitted",
+  "output_cut_lines",
+  "output_more",
+  "output_source",
+  "lines_missed",
+  "anchor_lost",
+  "alternate_screen",
+  "invalid_utf8",
+  "output_head",
+  "output",
+];
+
+/** A result with its fields in {@linkcode RUN_RESULT_ORDER}: how the run went before its output. */
+export function ordered(result: RunResult): RunResult {
+  return Object.fromEntries(
+    RUN_RESULT_ORDER.map((key) => [key, result[key]]),
+  ) as unknown as RunResult;
 }
 
 /** The position and `#{pane_path}`, which shows the trailer's end marker once tmux parsed it. */
 export const CURRENT_FIELDS = [...POSITION_FIELDS, "pane_path"] as const;
 
-/** The output fields of a {@linkcode RunResult}. */
-export type OutputFields = Pick<
-  RunResult,
-  | "output"
-  | "output_truncated"
-  | "output_truncated_lines"
-  | "output_truncated_bytes"
-  | "lines_missed"
-  | "anchor_lost"
-  | "alternate_screen"
-  | "invalid_utf8"
->;
-
 /** How output was read, besides its lines: what a reader of the lines cannot tell. */
 export interface OutputFlags {
+  source: "stream" | "screen";
   linesMissed: boolean;
   anchorLost: boolean;
   alternateScreen: boolean;
   invalidUtf8: boolean;
 }
 
-/** Shapes kept lines, what was dropped to keep them, and how they were read into output fields. */
+/** Where to point for what a result did not show, given the first line it did not show. */
+export type MoreFrom = (firstNotShown: number) => OutputMore | null;
+
+/** Output fields from an excerpt of lines `fromLine` on (default 1), and how they were read. */
 export function outputFields(
-  kept: { lines: string[]; droppedLines: number; droppedBytes: number },
+  excerpt: Excerpt,
   flags: OutputFlags,
+  options: { fromLine?: number; more?: MoreFrom } = {},
 ): OutputFields {
+  const from = options.fromLine ?? 1;
+  const notShown = excerpt.head.length + (excerpt.omitted?.lines ?? 0);
+  const firstNotShown = excerpt.omitted !== null
+    ? from + excerpt.omitted.afterLine
+    : excerpt.cutLines > 0
+    ? from
+    : null;
   return {
-    output: kept.lines,
-    output_truncated: kept.droppedLines > 0,
-    output_truncated_lines: kept.droppedLines,
-    output_truncated_bytes: kept.droppedBytes,
+    output_from_line: from,
+    output_total_lines: from - 1 + excerpt.totalLines,
+    output_total_bytes: excerpt.totalBytes,
+    output_truncated: notShown > 0,
+    output_truncated_lines: notShown,
+    output_truncated_bytes: excerpt.headBytes + (excerpt.omitted?.bytes ?? 0),
+    output_omitted: excerpt.omitted === null ? null : {
+      after_line: from - 1 + excerpt.omitted.afterLine,
+      lines: excerpt.omitted.lines,
+      bytes: excerpt.omitted.bytes,
+    },
+    output_cut_lines: excerpt.cutLines,
+    output_more: firstNotShown === null ? null : options.more?.(firstNotShown) ?? null,
+    output_source: flags.source,
     lines_missed: flags.linesMissed,
     anchor_lost: flags.anchorLost,
     alternate_screen: flags.alternateScreen,
     invalid_utf8: flags.invalidUtf8,
+    output_head: excerpt.head,
+    output: excerpt.tail,
   };
 }
 
 /** Output fields for a run with no output to show. */
-export const NO_OUTPUT: OutputFields = outputFields(
-  { lines: [], droppedLines: 0, droppedBytes: 0 },
-  { linesMissed: false, anchorLost: false, alternateScreen: false, invalidUtf8: false },
-);
+export const NO_OUTPUT: OutputFields = outputFields(excerptOf([], DEFAULT_BUDGET), {
+  source: "stream",
+  linesMissed: false,
+  anchorLost: false,
+  alternateScreen: false,
+  invalidUtf8: false,
+});
 
 /** A cursor position: rows of history above the screen plus the cursor on it. */
 export interface Position {

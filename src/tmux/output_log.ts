@@ -1,0 +1,327 @@
+/**
+ * A run's output kept for reading later, by line number, in memory bounded whatever the run
+ * prints: UTF-8 bytes in chunks, the first {@linkcode LogLimits.headBytes} kept for good and
+ * then the newest bytes up to {@linkcode LogLimits.maxBytes} in all; what falls between is
+ * dropped and counted, never silently missing. Pure.
+ *
+ * @module
+ */
+
+import { cutMarker, lineBytes, type LineEnds, type OutputBudget } from "./excerpt.ts";
+
+/** How much of one run's output is kept. */
+export interface LogLimits {
+  /** Bytes kept in all (default 16 MiB). */
+  maxBytes: number;
+  /** The first bytes, always kept (default 1 MiB). */
+  headBytes: number;
+}
+
+/** The default: 16 MiB a run, the first 1 MiB of it for good. */
+export const LOG_LIMITS: LogLimits = { maxBytes: 16 * 1024 * 1024, headBytes: 1024 * 1024 };
+
+/** Lines a log no longer holds, as {@linkcode OutputLog.entries} reports them. */
+export interface Skipped {
+  skipped: { lines: number; bytes: number };
+}
+
+/** Lines read from a log. */
+export interface LogPage {
+  /** The lines, from `from` on (a line longer than half the budget cut inside, marked). */
+  lines: string[];
+  /** The line number (1-based) of the first of `lines`. */
+  from: number;
+  /** The line to ask for next, or null when these reach the end so far. */
+  next: number | null;
+  /** Lines in the asked range that were not kept (the log's middle was dropped). */
+  missing: { from: number; to: number } | null;
+  /** The last line is still being written (the run goes on). */
+  partial: boolean;
+}
+
+interface Chunk {
+  /** Offset of its first byte in the whole output. */
+  start: number;
+  data: Uint8Array;
+  used: number;
+  /** The line its first byte belongs to (1-based). */
+  line: number;
+  /** Whether its first byte starts that line. */
+  atLineStart: boolean;
+  /** Newlines in `data[0, used)`. */
+  newlines: number;
+}
+
+const NEWLINE = 0x0a;
+const FIRST_CHUNK = 1024;
+const CHUNK_MAX = 64 * 1024;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** One run's output, appended as it arrives and read by line. */
+export class OutputLog {
+  #limits: LogLimits;
+  #chunks: Chunk[] = [];
+  /** Chunks before this index are the kept head; the rest are the newest bytes. */
+  #pinned = 0;
+  #total = 0;
+  #kept = 0;
+  /** Complete lines so far. */
+  #newlines = 0;
+  /** Whether the last byte written ended a line (or nothing was written). */
+  #atLineStart = true;
+  /** Lines wholly kept in the head; set once the head is full. */
+  #headLines: number | null = null;
+  /** Whether the head ends inside a line. */
+  #headEndsMidLine = false;
+
+  constructor(limits: LogLimits = LOG_LIMITS) {
+    this.#limits = limits;
+  }
+
+  /** Lines so far, a last one still being written included. */
+  get lines(): number {
+    return this.#newlines + (this.#atLineStart ? 0 : 1);
+  }
+
+  /** Bytes of all output so far (lines with their newlines), kept or not. */
+  get bytes(): number {
+    return this.#total;
+  }
+
+  /** Bytes held in memory. */
+  get kept(): number {
+    return this.#kept;
+  }
+
+  /** Appends text to the line being written. */
+  append(text: string): void {
+    if (text === "") return;
+    this.#write(encoder.encode(text));
+  }
+
+  /** Ends the line being written. */
+  endLine(): void {
+    this.#write(new Uint8Array([NEWLINE]));
+  }
+
+  #write(bytes: Uint8Array): void {
+    let from = 0;
+    while (from < bytes.length) {
+      let chunk = this.#chunks.at(-1);
+      if (chunk === undefined || chunk.used === chunk.data.length) chunk = this.#newChunk();
+      const n = Math.min(bytes.length - from, chunk.data.length - chunk.used);
+      const part = bytes.subarray(from, from + n);
+      chunk.data.set(part, chunk.used);
+      chunk.used += n;
+      for (let i = part.indexOf(NEWLINE); i >= 0; i = part.indexOf(NEWLINE, i + 1)) {
+        chunk.newlines++;
+        this.#newlines++;
+      }
+      this.#atLineStart = part[n - 1] === NEWLINE;
+      this.#total += n;
+      this.#kept += n;
+      from += n;
+    }
+    this.#dropOldest();
+  }
+
+  #newChunk(): Chunk {
+    const last = this.#chunks.at(-1);
+    if (
+      last !== undefined && last.data.length < CHUNK_MAX && last.start === 0 &&
+      this.#total < CHUNK_MAX
+    ) {
+      // Small outputs grow one buffer instead of leaving small chunks behind.
+      const grown = new Uint8Array(Math.min(CHUNK_MAX, last.data.length * 2));
+      grown.set(last.data.subarray(0, last.used));
+      last.data = grown;
+      return last;
+    }
+    const inHead = this.#total < this.#limits.headBytes;
+    if (!inHead && this.#headLines === null) {
+      this.#pinned = this.#chunks.length;
+      this.#headLines = this.#newlines;
+      this.#headEndsMidLine = !this.#atLineStart;
+    }
+    const size = last === undefined ? FIRST_CHUNK : CHUNK_MAX;
+    const chunk: Chunk = {
+      start: this.#total,
+      data: new Uint8Array(size),
+      used: 0,
+      line: this.#newlines + 1,
+      atLineStart: this.#atLineStart,
+      newlines: 0,
+    };
+    this.#chunks.push(chunk);
+    return chunk;
+  }
+
+  /** Drops the oldest chunks after the head while more than the limit is kept. */
+  #dropOldest(): void {
+    while (this.#kept > this.#limits.maxBytes && this.#chunks.length > this.#pinned + 1) {
+      const [gone] = this.#chunks.splice(this.#pinned, 1);
+      this.#kept -= gone.used;
+    }
+  }
+
+  /** The bytes dropped between the head and the newest bytes, or null when none were. */
+  #dropped(): { start: number; end: number } | null {
+    const head = this.#chunks[this.#pinned - 1];
+    const first = this.#chunks[this.#pinned];
+    if (head === undefined || first === undefined) return null;
+    const start = head.start + head.used;
+    return first.start > start ? { start, end: first.start } : null;
+  }
+
+  /**
+   * The lines not kept, or null when none are missing. A line that starts in the head and ends
+   * among the newest bytes is not missing: it is read cut at the dropped bytes.
+   */
+  #gap(): { from: number; to: number } | null {
+    if (this.#dropped() === null) return null;
+    const first = this.#chunks[this.#pinned];
+    const from = this.#headLines! + 1;
+    const spans = this.#headEndsMidLine && !first.atLineStart && first.line === from;
+    const firstKept = first.atLineStart ? first.line : first.line + 1;
+    return spans || firstKept <= from ? null : { from, to: firstKept - 1 };
+  }
+
+  /** Offset of the start of line `n`, or null when it is not kept. */
+  #lineStart(n: number): number | null {
+    for (const chunk of this.#chunks) {
+      const first = chunk.atLineStart ? chunk.line : chunk.line + 1;
+      const last = chunk.line + chunk.newlines;
+      if (n < first || n > last) continue;
+      if (n === chunk.line && chunk.atLineStart) return chunk.start;
+      // After the (n - chunk.line)-th newline in this chunk.
+      let seen = 0;
+      for (let i = chunk.data.indexOf(NEWLINE); i >= 0 && i < chunk.used;) {
+        if (++seen === n - chunk.line) return chunk.start + i + 1;
+        i = chunk.data.indexOf(NEWLINE, i + 1);
+      }
+    }
+    return null;
+  }
+
+  /** The chunk holding the byte at `offset`, if it is kept. */
+  #chunkAt(offset: number): Chunk | undefined {
+    return this.#chunks.find((chunk) => offset >= chunk.start && offset < chunk.start + chunk.used);
+  }
+
+  /**
+   * Offset of the newline ending the line that starts at `offset` (the end when none yet),
+   * looking past dropped bytes: a line that spans them ends among the newest.
+   */
+  #lineEnd(offset: number): number {
+    let i = this.#chunks.indexOf(this.#chunkAt(offset)!);
+    for (; i >= 0 && i < this.#chunks.length; i++) {
+      const chunk = this.#chunks[i];
+      const from = Math.max(0, offset - chunk.start);
+      const at = chunk.data.subarray(0, chunk.used).indexOf(NEWLINE, from);
+      if (at >= 0) return chunk.start + at;
+    }
+    return this.#total;
+  }
+
+  /** Bytes [from, to), all kept. */
+  #bytes(from: number, to: number): Uint8Array {
+    const out = new Uint8Array(to - from);
+    for (const chunk of this.#chunks) {
+      const a = Math.max(from, chunk.start);
+      const b = Math.min(to, chunk.start + chunk.used);
+      if (a < b) out.set(chunk.data.subarray(a - chunk.start, b - chunk.start), a - from);
+    }
+    return out;
+  }
+
+  /**
+   * A line's text between two offsets; a line longer than `maxBytes` (its newline included), or
+   * one that spans dropped bytes, is cut inside as `cutLine` cuts, its ends decoded straight from
+   * the kept bytes (it is never read whole).
+   */
+  #text(from: number, to: number, maxBytes: number): string {
+    const dropped = this.#dropped();
+    const spans = dropped !== null && from < dropped.start && to > dropped.end;
+    if (!spans && to - from + 1 <= maxBytes) return decoder.decode(this.#bytes(from, to));
+    const keep = Math.max(0, maxBytes - lineBytes(cutMarker(to - from)));
+    const headEnd = Math.min(from + Math.floor(keep / 4), spans ? dropped.start : to);
+    // A character cut short at the head's end is left out (stream mode holds it back)...
+    const head = new TextDecoder().decode(this.#bytes(from, headEnd), { stream: true });
+    const tailStart = Math.max(to - (keep - lineBytes(head) + 1), spans ? dropped.end : from);
+    const tailBytes = this.#bytes(tailStart, to);
+    // ...and so are continuation bytes at the tail's start.
+    let skip = 0;
+    while (skip < tailBytes.length && (tailBytes[skip] & 0xc0) === 0x80) skip++;
+    const tail = decoder.decode(tailBytes.subarray(skip));
+    const cut = to - from - (lineBytes(head) - 1) - (lineBytes(tail) - 1);
+    return `${head}${cutMarker(cut)}${tail}`;
+  }
+
+  /** Reads lines from line `from` (1-based) within a budget. */
+  read(from: number, budget: OutputBudget): LogPage {
+    const lineMax = Math.floor(budget.maxBytes / 2);
+    const total = this.lines;
+    const gap = this.#gap();
+    let n = Math.max(1, from);
+    let missing: LogPage["missing"] = null;
+    if (gap !== null && n >= gap.from && n <= gap.to) {
+      missing = { from: n, to: gap.to };
+      n = gap.to + 1;
+    }
+    const first = n;
+    const lines: string[] = [];
+    let used = 0;
+    let partial = false;
+    let start = n <= total ? this.#lineStart(n) : null;
+    // Lines follow one another up to the gap, where the next page starts.
+    while (start !== null && n <= total && lines.length < budget.maxLines) {
+      if (gap !== null && n === gap.from) break;
+      const end = this.#lineEnd(start);
+      const text = this.#text(start, end, lineMax);
+      const size = lineBytes(text);
+      if (lines.length > 0 && used + size > budget.maxBytes) break;
+      lines.push(text);
+      used += size;
+      partial = n === total && !this.#atLineStart;
+      n++;
+      start = end + 1;
+    }
+    return { lines, from: first, next: n <= total ? n : null, missing, partial };
+  }
+
+  /**
+   * Every line from line `from` on, in order: a line's text, or for one longer than `lineMax`
+   * bytes its ends and size, and lines not kept as one count (lines and bytes, exact).
+   */
+  *entries(from: number, lineMax: number): Generator<string | LineEnds | Skipped> {
+    const total = this.lines;
+    const gap = this.#gap();
+    let n = Math.max(1, from);
+    while (n <= total) {
+      if (gap !== null && n >= gap.from && n <= gap.to) {
+        const first = n === 1 ? 0 : this.#lineEnd(this.#lineStart(n - 1)!) + 1;
+        const after = this.#lineStart(gap.to + 1) ?? this.#total;
+        yield { skipped: { lines: gap.to - n + 1, bytes: after - first } };
+        n = gap.to + 1;
+        continue;
+      }
+      const start = this.#lineStart(n);
+      if (start === null) return;
+      // Consecutive lines up to the gap, or the end.
+      for (let at = start; n <= total && !(gap !== null && n === gap.from); n++) {
+        const end = this.#lineEnd(at);
+        if (end - at + 1 <= lineMax) {
+          yield decoder.decode(this.#bytes(at, end));
+        } else {
+          const head = new TextDecoder().decode(this.#bytes(at, at + lineMax), { stream: true });
+          const tailBytes = this.#bytes(Math.max(at, end - lineMax), end);
+          let skip = 0;
+          while (skip < tailBytes.length && (tailBytes[skip] & 0xc0) === 0x80) skip++;
+          yield { head, tail: decoder.decode(tailBytes.subarray(skip)), bytes: end - at };
+        }
+        at = end + 1;
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * read_command_output: a kept run's output by line number, a page at a time, also while the run
+ * goes on (what has arrived so far).
+ *
+ * @module
+ */
+
+import { TmuxError } from "../errors.ts";
+import type { OutputBudget } from "../excerpt.ts";
+import { parseRunId } from "./record.ts";
+import type { Runner } from "./state.ts";
+
+/** One read_command_output request. */
+export interface ReadRequest {
+  /** As run_command or wait_for_command returned it. */
+  runId: string;
+  /** The first line to read, from 1; negative counts from the end (-1: the last line). */
+  fromLine: number;
+  /** How much a page holds. */
+  budget: OutputBudget;
+}
+
+/** A page of a run's output. */
+export interface RunPage {
+  run_id: string;
+  /** Whether the run has ended (false: more may come). */
+  ended: boolean;
+  /** Lines of output so far. */
+  total_lines: number;
+  /** UTF-8 bytes of them so far, a newline each. */
+  total_bytes: number;
+  /** The line the page starts at. */
+  from_line: number;
+  /** The next line to ask for, or null when the page reaches the end so far. */
+  next_line: number | null;
+  /** Lines asked for that were not kept (over 16 MiB a run, the middle is dropped). */
+  missing: { from_line: number; to_line: number } | null;
+  /** The last line of the page is still being written. */
+  partial_last_line: boolean;
+  /** Until when the output is kept (ISO 8601). */
+  expires_at: string;
+  /** The lines, each longer than half the page cut inside (it says how many bytes it lost). */
+  lines: string[];
+}
+
+/** A page of a kept run's output; not_found when the run's output is not kept. */
+export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
+  if (parseRunId(request.runId) === null) {
+    throw new TmuxError("invalid_argument", "run_id must look like 3.0123456789abcdef");
+  }
+  const stored = runner.store.get(request.runId);
+  if (stored === undefined) {
+    throw new TmuxError(
+      "not_found",
+      `run ${request.runId}'s output is not kept: its result showed all of it, it expired an ` +
+        "hour after the run ended (or was dropped for newer runs' output), or this server " +
+        "process did not run it",
+    );
+  }
+  const { log } = stored;
+  const from = request.fromLine < 0
+    ? Math.max(1, log.lines + 1 + request.fromLine)
+    : request.fromLine;
+  const page = log.read(from, request.budget);
+  return {
+    run_id: request.runId,
+    ended: stored.ended !== null,
+    total_lines: log.lines,
+    total_bytes: log.bytes,
+    from_line: page.from,
+    next_line: page.next,
+    missing: page.missing === null
+      ? null
+      : { from_line: page.missing.from, to_line: page.missing.to },
+    partial_last_line: page.partial,
+    expires_at: new Date(runner.store.expires(stored)).toISOString(),
+    lines: page.lines,
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * A run's output as the server keeps it: every line goes to the run's log (kept for reading
+ * later, bounded) and to the excerpt its result shows (bounded by the call's budget); nothing
+ * else holds lines. The store keeps the logs of runs whose results did not show everything, and
+ * of runs still going, for an hour after they end, within one limit for them all.
+ *
+ * @module
+ */
+
+import { type Excerpt, ExcerptBuilder, type LineEnds, type OutputBudget } from "../excerpt.ts";
+import { LOG_LIMITS, type LogLimits, OutputLog } from "../output_log.ts";
+import type { LineSink } from "./terminal_text.ts";
+import type { MoreFrom } from "./types.ts";
+
+/** One run's output: its log and the excerpt of it a result shows. */
+export class RunOutput implements LineSink {
+  /** Every line, kept for reading later (bounded). */
+  readonly log: OutputLog;
+  #excerpt: ExcerptBuilder;
+
+  constructor(budget: OutputBudget, limits: LogLimits = LOG_LIMITS) {
+    this.log = new OutputLog(limits);
+    this.#excerpt = new ExcerptBuilder(budget);
+  }
+
+  /** A line that ended. */
+  line(text: string): void {
+    this.log.append(text);
+    this.log.endLine();
+    this.#excerpt.push(text);
+  }
+
+  /** More text of a long line. */
+  longText(text: string): void {
+    this.log.append(text);
+  }
+
+  /** A long line ended. */
+  longEnd(ends: LineEnds): void {
+    this.log.endLine();
+    this.#excerpt.push(ends);
+  }
+
+  /** The excerpt of the lines so far, and of a line still being written when given. */
+  excerpt(current?: string | null): Excerpt {
+    return this.#excerpt.finish(current ?? undefined);
+  }
+}
+
+/** A run's log in the store. */
+export interface StoredRun {
+  log: OutputLog;
+  /** When the run ended (ms since the epoch), null while it goes on. */
+  ended: number | null;
+  /** When it was stored (ms since the epoch). */
+  stored: number;
+  /** Lines of it results have shown so far (the next wait_for_command starts after them). */
+  shown: number;
+  /** While the run goes on: resolves when its stream is no longer followed. */
+  following?: Promise<void>;
+  /** Called when the store lets the run go (the stream that fills the log can stop). */
+  onDrop?: () => void;
+  /** What the stream saw that its lines cannot tell, when the log was filled from one. */
+  seen?: { readonly alternateScreen: boolean; readonly invalidUtf8: boolean };
+}
+
+/** How long a run's log is kept after the run ended, and how long one is kept at all. */
+export const KEEP_MS = 60 * 60 * 1000;
+
+/** Bytes all kept logs may hold (default 64 MiB): the oldest go first. */
+export const STORE_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Runs kept at most, whatever their size. */
+const STORE_MAX_RUNS = 1024;
+
+/** The logs a server keeps, by run id. */
+export class OutputStore {
+  #runs = new Map<string, StoredRun>();
+  #maxBytes: number;
+
+  constructor(maxBytes = STORE_MAX_BYTES) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Keeps a run's log (or updates the run kept under the same id). */
+  put(runId: string, run: Omit<StoredRun, "stored">): StoredRun {
+    const stored = Object.assign(this.#runs.get(runId) ?? { stored: Date.now() }, run);
+    this.#runs.delete(runId);
+    this.#runs.set(runId, stored);
+    this.sweep();
+    return stored;
+  }
+
+  /** A kept run, or undefined (never kept, expired, or dropped for room). */
+  get(runId: string): StoredRun | undefined {
+    this.sweep();
+    return this.#runs.get(runId);
+  }
+
+  #drop(runId: string): void {
+    const run = this.#runs.get(runId);
+    this.#runs.delete(runId);
+    run?.onDrop?.();
+  }
+
+  /** When a kept run's log expires (ms since the epoch). */
+  expires(run: StoredRun): number {
+    return (run.ended ?? run.stored) + KEEP_MS;
+  }
+
+  /**
+   * Drops runs past keeping, then the oldest while the logs hold more than the limit (or there
+   * are too many of them). Logs still growing count too: they are dropped last of all.
+   */
+  sweep(): void {
+    const now = Date.now();
+    for (const [id, run] of this.#runs) {
+      if (now > this.expires(run)) this.#drop(id);
+    }
+    let bytes = 0;
+    for (const run of this.#runs.values()) bytes += run.log.kept;
+    const oldest = [...this.#runs.entries()].sort(([, a], [, b]) =>
+      (a.ended === null ? 1 : 0) - (b.ended === null ? 1 : 0) || a.stored - b.stored
+    );
+    for (const [id, run] of oldest) {
+      if (bytes <= this.#maxBytes && this.#runs.size <= STORE_MAX_RUNS) break;
+      bytes -= run.log.kept;
+      this.#drop(id);
+    }
+  }
+}
+
+/** The excerpt of a kept log's lines from line `from` on. */
+export function logExcerpt(log: OutputLog, from: number, budget: OutputBudget): Excerpt {
+  const builder = new ExcerptBuilder(budget);
+  for (const entry of log.entries(from, budget.maxBytes)) {
+    if (typeof entry === "object" && "skipped" in entry) {
+      builder.skip(entry.skipped.lines, entry.skipped.bytes);
+    } else {
+      builder.push(entry);
+    }
+  }
+  return builder.finish();
+}
+
+/**
+ * Where a result points for what it did not show: the run's log, kept in the store from the
+ * moment a result needs it.
+ */
+export function keepLog(
+  store: OutputStore,
+  run: { runId: string; log: OutputLog; ended: boolean; shown: number },
+): MoreFrom {
+  return (firstNotShown) => {
+    const stored = store.put(run.runId, {
+      log: run.log,
+      ended: run.ended ? Date.now() : null,
+      shown: run.shown,
+    });
+    return {
+      run_id: run.runId,
+      from_line: firstNotShown,
+      expires_at: new Date(store.expires(stored)).toISOString(),
+    };
+  };
+}

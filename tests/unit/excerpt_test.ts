@@ -1,0 +1,56 @@
+import { assert, assertEquals } from "../deps.ts";
+import { cutLine, excerptOf, lineBytes } from "../../src/tmux/excerpt.ts";
+
+const numbers = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
+
+Deno.test("excerpt: everything when it fits the budget", () => {
+  const out = excerptOf(numbers(300), { maxBytes: 16384, maxLines: 400 });
+  assertEquals([out.head, out.tail.length, out.omitted, out.totalLines], [[], 300, null, 300]);
+});
+
+Deno.test("excerpt: a quarter from the head, the rest from the tail, the gap counted exactly", () => {
+  const lines = numbers(1000);
+  const out = excerptOf(lines, { maxBytes: 16384, maxLines: 400 });
+  assertEquals(out.head, numbers(100));
+  assertEquals(out.tail, lines.slice(-300));
+  const gap = lines.slice(100, 700);
+  assertEquals(out.omitted, {
+    afterLine: 100,
+    lines: 600,
+    bytes: gap.reduce((sum, line) => sum + line.length + 1, 0),
+  });
+  assertEquals(out.totalBytes, lines.reduce((sum, line) => sum + line.length + 1, 0));
+});
+
+Deno.test("excerpt: the byte budget binds as well as the line budget", () => {
+  const lines = Array.from({ length: 100 }, (_, i) => `${i}:`.padEnd(999, "x"));
+  const out = excerptOf(lines, { maxBytes: 16384, maxLines: 400 });
+  const shown = [...out.head, ...out.tail].reduce((sum, line) => sum + lineBytes(line), 0);
+  assert(shown <= 16384, `${shown} bytes shown`);
+  assertEquals(out.head.length + out.tail.length + out.omitted!.lines, 100);
+  assertEquals(out.head[0], lines[0]);
+  assertEquals(out.tail.at(-1), lines[99]);
+});
+
+Deno.test("excerpt: tail only keeps the last lines, as max_lines always did", () => {
+  const out = excerptOf(numbers(10), { maxBytes: 16384, maxLines: 3, tailOnly: true });
+  assertEquals([out.head, out.tail, out.omitted?.lines], [[], ["8", "9", "10"], 7]);
+});
+
+Deno.test("a line too long is cut inside, its head and tail kept, the cut counted", () => {
+  const line = "<" + "a".repeat(20_000) + "é".repeat(5_000) + ">";
+  const { line: shown, cut } = cutLine(line, 8192);
+  assert(lineBytes(shown) <= 8192, `${lineBytes(shown)} bytes`);
+  assert(shown.startsWith("<aaa") && shown.endsWith("éé>"));
+  const marker = /…\[.*\]…/.exec(shown)![0];
+  assertEquals(cut, lineBytes(line) - lineBytes(shown) + lineBytes(marker) - 1);
+  assert(shown.includes(`${cut.toLocaleString("en-US")} bytes cut`));
+  const out = excerptOf([line], { maxBytes: 16384, maxLines: 400 });
+  assertEquals([out.tail.length, out.cutLines, out.totalBytes], [1, 1, lineBytes(line)]);
+});
+
+Deno.test("excerpt: one huge line and small ones around it", () => {
+  const lines = ["first", "x".repeat(1_000_000), "last"];
+  const out = excerptOf(lines, { maxBytes: 16384, maxLines: 400 });
+  assertEquals([out.tail[0], out.tail[2], out.omitted, out.cutLines], ["first", "last", null, 1]);
+});
