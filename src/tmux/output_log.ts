@@ -94,34 +94,27 @@ export class OutputLog {
     return this.#kept;
   }
 
-  /** Appends text to the line being written. */
+  /**
+   * Appends text: the line being written goes on, a newline in it ends it. Encoded straight into
+   * the log's chunks (a character never split between two).
+   */
   append(text: string): void {
-    if (text === "") return;
-    this.#write(encoder.encode(text));
-  }
-
-  /** Ends the line being written. */
-  endLine(): void {
-    this.#write(new Uint8Array([NEWLINE]));
-  }
-
-  #write(bytes: Uint8Array): void {
-    let from = 0;
-    while (from < bytes.length) {
+    let rest = text;
+    while (rest !== "") {
       let chunk = this.#chunks.at(-1);
-      if (chunk === undefined || chunk.used === chunk.data.length) chunk = this.#newChunk();
-      const n = Math.min(bytes.length - from, chunk.data.length - chunk.used);
-      const part = bytes.subarray(from, from + n);
-      chunk.data.set(part, chunk.used);
-      chunk.used += n;
+      // Room for any one character (4 bytes), else a new chunk.
+      if (chunk === undefined || chunk.data.length - chunk.used < 4) chunk = this.#newChunk();
+      const { read, written } = encoder.encodeInto(rest, chunk.data.subarray(chunk.used));
+      const part = chunk.data.subarray(chunk.used, chunk.used + written);
       for (let i = part.indexOf(NEWLINE); i >= 0; i = part.indexOf(NEWLINE, i + 1)) {
         chunk.newlines++;
         this.#newlines++;
       }
-      this.#atLineStart = part[n - 1] === NEWLINE;
-      this.#total += n;
-      this.#kept += n;
-      from += n;
+      if (written > 0) this.#atLineStart = part[written - 1] === NEWLINE;
+      chunk.used += written;
+      this.#total += written;
+      this.#kept += written;
+      rest = rest.slice(read);
     }
     this.#dropOldest();
   }

@@ -35,6 +35,8 @@ export interface Connection {
   serverPid: number;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Bytes of the largest message the server sent since the last call of this (stdio only). */
+  takeLargestMessage(): number | null;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,8 @@ class ChildStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Bytes of the largest message read since it was last taken. */
+  largest = 0;
 
   constructor(child: Deno.ChildProcess) {
     this.#child = child;
@@ -61,6 +65,7 @@ class ChildStdioTransport implements Transport {
         while ((newline = pending.indexOf("\n")) >= 0) {
           const line = pending.slice(0, newline);
           pending = pending.slice(newline + 1);
+          this.largest = Math.max(this.largest, encoder.encode(line).length + 1);
           if (line.trim() !== "") this.onmessage?.(JSON.parse(line));
         }
       }
@@ -174,8 +179,9 @@ export async function startServer(
   const stderr = watchStderr(child);
   const client = new Client({ name: "tmux-mcp-tests", version: "0" });
   let transport: Transport;
+  let stdio: ChildStdioTransport | null = null;
   if (kind === "stdio") {
-    transport = new ChildStdioTransport(child);
+    transport = stdio = new ChildStdioTransport(child);
   } else {
     child.stdin.close();
     transport = new StreamableHTTPClientTransport(new URL(await stderr.url), {
@@ -188,6 +194,12 @@ export async function startServer(
     url: kind === "http" ? await stderr.url : null,
     serverPid: child.pid,
     stderr: stderr.text,
+    takeLargestMessage(): number | null {
+      if (stdio === null) return null;
+      const largest = stdio.largest;
+      stdio.largest = 0;
+      return largest;
+    },
     async close(): Promise<void> {
       await client.close().catch(() => {});
       try {

@@ -115,6 +115,7 @@ export function screenFields(
   more?: MoreFrom,
 ): OutputFields {
   for (const line of collected.lines) output.line(line);
+  output.flush();
   // The screen cannot tell the alternate screen was used (what was drawn there is gone with it),
   // nor invalid UTF-8 (tmux stored it as U+FFFD).
   return outputFields(output.excerpt(), {

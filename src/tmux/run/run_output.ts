@@ -12,32 +12,55 @@ import { LOG_LIMITS, type LogLimits, OutputLog } from "../output_log.ts";
 import type { LineSink } from "./terminal_text.ts";
 import type { MoreFrom } from "./types.ts";
 
-/** One run's output: its log and the excerpt of it a result shows. */
+/** Characters gathered before they go to the log, which then encodes them at once. */
+const LOG_PIECE = 32 * 1024;
+
+/**
+ * One run's output: its log and the excerpt of it a result shows. Lines reach the log in pieces
+ * (encoding line by line costs a call a line); {@linkcode RunOutput.flush} brings it up to date.
+ */
 export class RunOutput implements LineSink {
-  /** Every line, kept for reading later (bounded). */
+  /** Every line so far, kept for reading later (bounded), up to the last flush. */
   readonly log: OutputLog;
   #excerpt: ExcerptBuilder;
+  /** Text not yet in the log, in pieces. */
+  #pending: string[] = [];
+  #pendingLength = 0;
 
   constructor(budget: OutputBudget, limits: LogLimits = LOG_LIMITS) {
     this.log = new OutputLog(limits);
     this.#excerpt = new ExcerptBuilder(budget);
   }
 
+  #add(text: string): void {
+    this.#pending.push(text);
+    this.#pendingLength += text.length;
+    if (this.#pendingLength >= LOG_PIECE) this.flush();
+  }
+
+  /** Brings the log up to date with every line passed on so far. */
+  flush(): void {
+    if (this.#pendingLength === 0) return;
+    this.log.append(this.#pending.join(""));
+    this.#pending = [];
+    this.#pendingLength = 0;
+  }
+
   /** A line that ended. */
   line(text: string): void {
-    this.log.append(text);
-    this.log.endLine();
+    this.#add(text);
+    this.#add("\n");
     this.#excerpt.push(text);
   }
 
   /** More text of a long line. */
   longText(text: string): void {
-    this.log.append(text);
+    this.#add(text);
   }
 
   /** A long line ended. */
   longEnd(ends: LineEnds): void {
-    this.log.endLine();
+    this.#add("\n");
     this.#excerpt.push(ends);
   }
 

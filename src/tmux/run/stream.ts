@@ -103,6 +103,11 @@ export class RunStream {
 
   /** Feeds the pane's next output bytes. */
   push(bytes: Uint8Array): void {
+    this.#feed(bytes);
+    this.#output.flush();
+  }
+
+  #feed(bytes: Uint8Array): void {
     if (this.#phase === "after") {
       if (!this.#isSettled) this.#settle(this.#decoder.decode(bytes, { stream: true }));
       return;

@@ -3,7 +3,9 @@
  * goes back to the start of the line (what follows overwrites), backspace steps back, escape
  * sequences (CSI, OSC, and the strings of DCS, APC, PM and SOS, sixel images among them) are
  * dropped but for erase-in-line, CAN and SUB cancel a sequence, tabs are kept as tabs, and what
- * was drawn on the alternate screen (full-screen programs) is left out. Lines go to a sink as
+ * was drawn on the alternate screen (full-screen programs) is left out. Columns count UTF-16 code
+ * units, not terminal cells (what a carriage return overwrites is by character, as a log shows
+ * it). Lines go to a sink as
  * they end; nothing is kept here beyond the line being written, and a line longer than
  * {@linkcode LONG_LINE} characters is passed on in pieces as it grows (from then on it is only
  * appended to: carriage returns and erasing no longer apply to it). Pure.
@@ -55,20 +57,30 @@ const CANCEL = new Set(["\x18", "\x1a"]);
 /** CSI parameters kept: those that matter here are short; longer ones are kept no further. */
 const PARAMS_MAX = 16;
 
-/** A line too long to hold, passed on as it grows: its ends and its size so far. */
+/** A run of characters that only write to the line: no control characters (a tab writes). */
+// deno-lint-ignore no-control-regex
+const PLAIN = /[^\x00-\x08\x0a-\x1f\x7f]+/y;
+
+/**
+ * A line too long to hold, passed on as it grows: its start, its latest pieces (at least
+ * {@linkcode LONG_TAIL} characters of them), what is not yet passed on, and its size so far. Kept
+ * as pieces: joining a growing string again and again would copy it each time.
+ */
 interface LongLine {
   head: string;
-  tail: string;
-  /** Text not yet passed on. */
-  pending: string;
+  tail: string[];
+  tailLength: number;
+  pending: string[];
+  pendingLength: number;
   bytes: number;
 }
 
 /** Turns a stream of terminal output into lines, fed with {@linkcode LineReducer.push}. */
 export class LineReducer {
   #sink: LineSink;
-  /** The line being written, a character a cell (so a carriage return can overwrite it). */
-  #line: string[] = [];
+  /** The line being written; `#column` is where the next character goes (a carriage return
+   * sends it back to 0, so what follows overwrites). */
+  #line = "";
   #long: LongLine | null = null;
   #column = 0;
   #state: State = "text";
@@ -87,18 +99,32 @@ export class LineReducer {
 
   /** Feeds more text (decoded output, cut anywhere). */
   push(text: string): void {
-    for (const char of text) this.#step(char);
+    for (let i = 0; i < text.length;) {
+      if (this.#state === "text") {
+        // Plain text, the bulk of any output, is written a run at a time.
+        PLAIN.lastIndex = i;
+        const run = PLAIN.exec(text);
+        if (run !== null) {
+          if (!this.#alternate) this.#write(run[0]);
+          i += run[0].length;
+          continue;
+        }
+      }
+      const char = String.fromCodePoint(text.codePointAt(i)!);
+      i += char.length;
+      this.#step(char);
+    }
   }
 
   /** The line being written (as far as it is held), or null when none is. */
   current(): string | null {
     if (this.#long !== null) return this.#long.head;
-    return this.#line.length > 0 ? this.#line.join("") : null;
+    return this.#line.length > 0 ? this.#line : null;
   }
 
   /** Ends a last line without its newline, if one is being written. */
   finish(): void {
-    if (this.#line.length > 0 || this.#long !== null) this.#endLine();
+    if (this.#line !== "" || this.#long !== null) this.#endLine();
   }
 
   #step(char: string): void {
@@ -159,52 +185,84 @@ export class LineReducer {
     } else if (char === "\n") {
       this.#endLine();
     } else if (this.#long !== null) {
-      if (char === "\t" || (char >= " " && char !== "\x7f")) this.#grow(char);
+      return;
     } else if (char === "\r") {
       this.#column = 0;
     } else if (char === "\b") {
       this.#column = Math.max(0, this.#column - 1);
-    } else if (char === "\t" || (char >= " " && char !== "\x7f")) {
-      // Erased cells before the cursor read as spaces.
-      while (this.#line.length < this.#column) this.#line.push(" ");
-      this.#line[this.#column++] = char;
-      if (this.#line.length > LONG_LINE) this.#toLong();
     }
+  }
+
+  /** Writes plain text at the cursor (over what a carriage return left behind it). */
+  #write(text: string): void {
+    if (this.#long !== null) {
+      this.#grow(text);
+      return;
+    }
+    const line = this.#line;
+    if (this.#column === line.length) {
+      this.#line = line + text;
+    } else {
+      // Erased cells before the cursor read as spaces.
+      const before = line.length < this.#column
+        ? line + " ".repeat(this.#column - line.length)
+        : line.slice(0, this.#column);
+      this.#line = before + text + line.slice(this.#column + text.length);
+    }
+    this.#column += text.length;
+    if (this.#line.length > LONG_LINE) this.#toLong();
   }
 
   /** The line being written got too long to hold: from here on it is passed on as it grows. */
   #toLong(): void {
-    const text = this.#line.join("");
-    this.#line = [];
+    const text = this.#line;
+    this.#line = "";
     this.#column = 0;
-    this.#long = { head: text.slice(0, LONG_HEAD), tail: "", pending: "", bytes: 0 };
+    this.#long = {
+      head: text.slice(0, LONG_HEAD),
+      tail: [],
+      tailLength: 0,
+      pending: [],
+      pendingLength: 0,
+      bytes: 0,
+    };
     this.#grow(text);
   }
 
   #grow(text: string): void {
     const long = this.#long!;
-    long.pending += text;
-    long.tail += text;
-    if (long.tail.length > 2 * LONG_TAIL) long.tail = long.tail.slice(-LONG_TAIL);
-    if (long.pending.length >= LONG_PIECE) this.#passOn(long);
+    long.pending.push(text);
+    long.pendingLength += text.length;
+    long.tail.push(text);
+    long.tailLength += text.length;
+    while (long.tailLength - long.tail[0].length >= LONG_TAIL) {
+      long.tailLength -= long.tail.shift()!.length;
+    }
+    if (long.pendingLength >= LONG_PIECE) this.#passOn(long);
   }
 
   #passOn(long: LongLine): void {
-    long.bytes += lineBytes(long.pending) - 1;
-    this.#sink.longText(long.pending);
-    long.pending = "";
+    const text = long.pending.join("");
+    long.bytes += lineBytes(text) - 1;
+    this.#sink.longText(text);
+    long.pending = [];
+    long.pendingLength = 0;
   }
 
   #endLine(): void {
     const long = this.#long;
     if (long === null) {
-      this.#sink.line(this.#line.join(""));
+      this.#sink.line(this.#line);
     } else {
       this.#passOn(long);
-      this.#sink.longEnd({ head: long.head, tail: long.tail.slice(-LONG_TAIL), bytes: long.bytes });
+      this.#sink.longEnd({
+        head: long.head,
+        tail: long.tail.join("").slice(-LONG_TAIL),
+        bytes: long.bytes,
+      });
       this.#long = null;
     }
-    this.#line = [];
+    this.#line = "";
     this.#column = 0;
   }
 
@@ -215,11 +273,12 @@ export class LineReducer {
     } else if (final === "K" && !this.#alternate && this.#long === null) {
       // Erase in line: from the cursor on (0), all of it (2), or up to the cursor (1).
       if (params === "" || params === "0") {
-        this.#line.length = Math.min(this.#line.length, this.#column);
+        this.#line = this.#line.slice(0, this.#column);
       } else if (params === "2") {
-        this.#line = [];
+        this.#line = "";
       } else if (params === "1") {
-        this.#line.fill(" ", 0, Math.min(this.#column + 1, this.#line.length));
+        const upTo = Math.min(this.#column + 1, this.#line.length);
+        this.#line = " ".repeat(upTo) + this.#line.slice(upTo);
       }
     }
   }

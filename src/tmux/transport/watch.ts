@@ -16,7 +16,7 @@ import { type ClientGates, endClient, startClient, type StartedClient } from "./
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
 
-/** Receives a pane's output bytes, as the pane wrote them. */
+/** Receives a pane's output bytes, as the pane wrote them (valid only during the call). */
 export type OutputListener = (bytes: Uint8Array) => void;
 
 /** One read-only control client attached to a session. */
@@ -38,12 +38,24 @@ export interface Watcher {
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
   idle: ReturnType<typeof setTimeout> | undefined;
+  /** Reused for unescaped output bytes (listeners read them at once). */
+  scratch: Uint8Array;
   /**
    * Per pane, whether a line editor was reading a command line when its output was last seen
    * (bracketed paste switched on, `ESC [ ? 2004 h`) or had handed the terminal on (`... l`).
    * Known only for what this watcher saw since it attached.
    */
   lineEditor: Map<string, boolean>;
+  /** Panes a call has followed through this watcher: their output keeps coming. */
+  followed: Set<string>;
+  /**
+   * Panes this watcher paused (`refresh-client -A %N:pause`, tmux 3.2 on): nobody follows them,
+   * and tmux sends a control client every byte of every pane of its session, holding all of them
+   * back while it cannot keep up: eight panes printing as fast as they can made a run in a ninth
+   * twelve times slower. (Not switched `off`: on a pane with output queued, that crashes tmux
+   * before 3.7; `pause` discards what is queued.)
+   */
+  paused: Set<string>;
 }
 
 /** The watchers of one owner (see `TmuxClient`), one per socket and session. */
@@ -85,10 +97,20 @@ const WATCHERS_MAX = 16;
 const BRACKET_ON = encoder.encode("\\033[?2004h");
 const BRACKET_OFF = encoder.encode("\\033[?2004l");
 
+const QUESTION = 0x3f;
+
+/** Where `needle` (which holds a `?`) last occurs in `line`: found from its `?`, natively. */
 function lastIndexOf(line: Uint8Array, needle: Uint8Array): number {
-  outer: for (let i = line.length - needle.length; i >= 0; i--) {
-    for (let j = 0; j < needle.length; j++) if (line[i + j] !== needle[j]) continue outer;
-    return i;
+  const mark = needle.indexOf(QUESTION);
+  outer: for (
+    let at = line.lastIndexOf(QUESTION);
+    at >= 0;
+    at = line.lastIndexOf(QUESTION, at - 1)
+  ) {
+    const start = at - mark;
+    if (start < 0 || start + needle.length > line.length) continue;
+    for (let j = 0; j < needle.length; j++) if (line[start + j] !== needle[j]) continue outer;
+    return start;
   }
   return -1;
 }
@@ -103,10 +125,14 @@ function isOctal(data: Uint8Array, at: number): boolean {
 
 /**
  * The bytes of a `%output` line's data: tmux writes bytes below 0x20 and the backslash as
- * three-digit octal escapes, everything else (UTF-8 included) as it is.
+ * three-digit octal escapes, everything else (UTF-8 included) as it is. Written into `into` when
+ * it is large enough.
  */
-export function unescapeOutput(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(data.length);
+export function unescapeOutput(
+  data: Uint8Array,
+  into: Uint8Array = new Uint8Array(data.length),
+): Uint8Array {
+  const out = into.length >= data.length ? into : new Uint8Array(data.length);
   let n = 0;
   for (let i = 0; i < data.length; i++) {
     if (data[i] === BACKSLASH && i + 3 < data.length && isOctal(data, i + 1)) {
@@ -125,17 +151,33 @@ function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
   return true;
 }
 
+/** Asks tmux to pause (or continue) sending this watcher a pane's output. */
+function pausePane(watcher: Watcher, paneId: string, pause: boolean): void {
+  if (pause) watcher.paused.add(paneId);
+  else watcher.paused.delete(paneId);
+  // Pane ids are %N: nothing to quote. The reply is a block nobody waits for.
+  const state = pause ? "pause" : "continue";
+  watcher.writer.write(encoder.encode(`refresh-client -A '${paneId}:${state}'\n`))
+    .catch(() => {});
+}
+
 function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (startsWith(line, OUTPUT_PREFIX)) {
     const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
     if (space < 0) return;
     const pane = decoder.decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
+    if (!watcher.followed.has(pane)) {
+      if (!watcher.paused.has(pane)) pausePane(watcher, pane, true);
+      return;
+    }
     const on = lastIndexOf(line, BRACKET_ON);
     const off = lastIndexOf(line, BRACKET_OFF);
     if (on !== off) watcher.lineEditor.set(pane, on > off);
     const listeners = watcher.listeners.get(pane);
     if (!listeners || listeners.size === 0) return;
-    const bytes = unescapeOutput(line.subarray(space + 1));
+    const data = line.subarray(space + 1);
+    if (watcher.scratch.length < data.length) watcher.scratch = new Uint8Array(data.length);
+    const bytes = unescapeOutput(data, watcher.scratch);
     for (const listener of listeners) listener(bytes);
     return;
   }
@@ -166,9 +208,12 @@ async function start(
     awaited: new Map(),
     alive: true,
     onGone: new Set(),
+    scratch: new Uint8Array(4096),
     ready: null,
     idle: undefined,
     lineEditor: new Map(),
+    followed: new Set(),
+    paused: new Set(),
   };
   (async () => {
     try {
@@ -276,6 +321,12 @@ async function join(
   const pool = socket.watchers;
   const own = await watcherFor({ ...socket, watchers: pool }, target.sessionId);
   if (own === null) return null;
+  own.followed.add(target.paneId);
+  if (own.paused.has(target.paneId)) {
+    // Its output is sent from here on once the watcher has answered.
+    pausePane(own, target.paneId, false);
+    if (!await roundTrip(own)) return null;
+  }
   clearTimeout(own.idle);
   own.users++;
   const set = own.listeners.get(target.paneId) ?? new Set();
