@@ -153,3 +153,34 @@ Deno.test("eight panes printing as fast as they can: a million-line run is still
     }
   });
 });
+
+Deno.test("a timed-out run's output is read while it still runs, and wait_for_command adds only what is new", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const { out } = await run(
+      conn,
+      pane,
+      "seq 1 500; sleep 1; seq 501 1000; sleep 0.5; echo end",
+      { timeout: 0.5 },
+    );
+    assertEquals([out.timed_out, out.output_total_lines], [true, 500]);
+    const early = await readPage(conn, out.run_id, 1, { max_lines: 1000 });
+    assertEquals([early.ended, early.lines.length, early.lines.at(-1)], [false, 500, "500"]);
+    await until("the second half", async () => {
+      const page = await readPage(conn, out.run_id, 501, { max_lines: 1000 });
+      return page.lines[499] === "1000";
+    });
+    const collected = await conn.client.callTool({
+      name: "wait_for_command",
+      arguments: { run_id: out.run_id, timeout: 10 },
+    }) as CallToolResult;
+    const done = collected.structuredContent as unknown as RunResult;
+    assertEquals(
+      [done.exit_status, done.output_from_line, done.output_total_lines, done.output.at(-1)],
+      [0, 501, 1001, "end"],
+    );
+    assertEquals([done.output_head[0], done.output_omitted?.after_line], ["501", 600]);
+    const all = await readPage(conn, out.run_id, -1);
+    assertEquals([all.ended, all.lines], [true, ["end"]]);
+  });
+});
