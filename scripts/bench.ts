@@ -48,6 +48,8 @@ async function time<T>(fn: () => Promise<T>): Promise<number> {
 interface RunOutput {
   exit_status: number | null;
   output: string[];
+  output_total_lines: number;
+  output_total_bytes: number;
   output_truncated_lines: number;
 }
 
@@ -126,6 +128,70 @@ async function rssCurve(
     if (i % options.every === 0) curve.push(Math.round(await rssMB(options.pid) * 10) / 10);
   }
   return curve;
+}
+
+/** The outputs issue 18 named, each with the line count and bytes it must report. */
+const FLOODS: Array<[string, string, number, number]> = [
+  ["yes_1m", "yes abcdefghij | head -n 1000000", 1_000_000, 11_000_000],
+  ["seq_200k", "seq 1 200000", 200_000, 1_288_895],
+  ["line_20mb", "head -c 20000000 /dev/zero | tr '\\0' x; echo", 1, 20_000_001],
+  ["esc_150mb", "yes $'\\e[1m' | tr -d '\\n' | head -c 150000000", 0, 0],
+  ["one_esc_150mb", "printf '\\e['; head -c 150000000 /dev/zero | tr '\\0' 1; printf m", 0, 0],
+];
+
+/**
+ * Outputs no result can carry whole, on a fresh server: the time to each answer, the largest
+ * message (the SDK's stdio client closes the connection beyond 10 MiB), and the server's peak
+ * RSS through all of them, sampled every 50 ms.
+ */
+async function floods(tmuxServer: TestTmux): Promise<void> {
+  const c = await startServer("stdio", {
+    socketName: tmuxServer.socketName,
+    program: SHIPPED,
+    extraArgs: ["--wait-max-seconds", "300"],
+  });
+  let peak = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      peak = Math.max(peak, await rssMB(c.serverPid));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  try {
+    const pane = await tmuxServer.newPane();
+    for (const [key, command, lines, bytes] of values.quick ? FLOODS.slice(0, 3) : FLOODS) {
+      c.takeLargestMessage();
+      let exact = false;
+      const ms = await time(async () => {
+        const result = await c.client.callTool(
+          {
+            name: "run_command",
+            arguments: { command, pane_id: pane, timeout: 300 },
+          },
+          undefined,
+          { timeout: 300_000 },
+        );
+        const out = result.structuredContent as unknown as RunOutput;
+        exact = out.exit_status === 0 && out.output_total_lines === lines &&
+          out.output_total_bytes === bytes;
+      });
+      const message = c.takeLargestMessage() ?? 0;
+      report(`${key}_ms`, `${command.slice(0, 44)}: answered in`, ms, {
+        unit: " ms",
+        target: { text: "counts exact, message < 32 KiB", met: exact && message < 32 * 1024 },
+      });
+      report(`${key}_message_bytes`, "  its largest message", message, { unit: " bytes" });
+    }
+  } finally {
+    sampling = false;
+    await sampler;
+    await c.close();
+  }
+  report("floods_peak_rss_mb", "server peak RSS through these", peak, {
+    unit: " MB",
+    target: { text: "target <= 150 MB", met: peak <= 150 },
+  });
 }
 
 /** Process start to the first tools/list answered, median of `runs`. */
@@ -248,9 +314,9 @@ try {
   let complete = false;
   const seq = await time(async () => {
     const out = await runCommand(client, pane, "seq 1 100000");
-    complete = out.output.length === 100000 && out.output[99999] === "100000";
+    complete = out.output_total_lines === 100000 && out.output.at(-1) === "100000";
   });
-  report("seq_100k_ms", "run_command(seq 1 100000), every line back", seq, {
+  report("seq_100k_ms", "run_command(seq 1 100000), every line counted", seq, {
     unit: " ms",
     target: { text: "target < 300 ms", met: seq < 300 && complete },
   });
@@ -296,6 +362,7 @@ try {
   });
 
   await conn.close();
+  await floods(tmuxServer);
   // Memory over 10,000 calls on a fresh server (stdio), sampled every 1,000.
   conn = await startServer("stdio", { socketName: tmuxServer.socketName, program: SHIPPED });
   const calls = n(10000);

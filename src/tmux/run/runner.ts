@@ -4,7 +4,7 @@
  * @module
  */
 
-import { abortable, delay } from "../../async.ts";
+import { abortable, deadline, delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
@@ -300,11 +300,12 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         follow(runner, { runId: base.run_id, stream: stream!, tap });
       } else if (tap !== null && stream?.done) {
         // The shell finishes just after the run's end: the tap stays to see it do so.
-        const settled: Promise<void> = abortable(stream.settled, AbortSignal.timeout(SETTLE_MS))
-          .then(() => {
-            tap.close();
-            if (runner.settling.get(key) === settled) runner.settling.delete(key);
-          });
+        const limit = deadline(SETTLE_MS);
+        const settled: Promise<void> = abortable(stream.settled, limit.signal).then(() => {
+          limit[Symbol.dispose]();
+          tap.close();
+          if (runner.settling.get(key) === settled) runner.settling.delete(key);
+        });
         runner.settling.set(key, settled);
       } else {
         tap?.close();
@@ -354,10 +355,9 @@ function follow(
   }
   const stop = new AbortController();
   stored.onDrop = () => stop.abort();
-  stored.following = Promise.race([
-    run.stream.ended(AbortSignal.any([stop.signal, AbortSignal.timeout(KEEP_MS)])),
-    run.tap.lost,
-  ]).then(() => {
+  const limit = deadline(KEEP_MS, stop.signal);
+  stored.following = Promise.race([run.stream.ended(limit.signal), run.tap.lost]).then(() => {
+    limit[Symbol.dispose]();
     run.tap.close();
     stored.ended ??= Date.now();
     stored.following = undefined;
