@@ -46,7 +46,7 @@ Deno.test("launched with a client's default environment, every tool family works
     assert(captured.lines.includes(TEXT), `capture_pane: ${JSON.stringify(captured.lines)}`);
     const found = await call("search_panes", { pattern: "wörld" }) as { matches: unknown[] };
     assert(found.matches.length > 0, "search_panes found nothing");
-    const sent = await call("send_keys", { pane_id: pane, keys: `echo ${TEXT}x`, enter: true });
+    const sent = await call("send_keys", { pane_id: pane, text: `echo ${TEXT}x`, enter: true });
     const waited = await call("wait_for_text", {
       pane_id: pane,
       patterns: [`${TEXT}x$`],

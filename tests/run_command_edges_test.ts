@@ -282,7 +282,7 @@ Deno.test("a short command adds its typed line, its output and the next prompt: 
     assertEquals(added.length, 3, JSON.stringify(added));
     assertMatch(
       added[0],
-      /^\$ +__tmux_mcp_[0-9a-f]{8} tmux_mcp_[0-9a-f]{16} %\d+ '' 0 c 'echo hi'$/,
+      /^\$ +__tmux_mcp_[0-9a-f]{8} tmux_mcp_[0-9a-f]{16} %\d+ '' 0 cs 'echo hi'$/,
     );
     assertEquals(added.slice(1), ["hi", "$"]);
     const later = added.join("\n");

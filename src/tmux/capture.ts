@@ -58,20 +58,33 @@ interface CursorState {
   row: number;
   /** History rows then, to tell how often tmux has trimmed history since. */
   history: number;
-  /** The last complete line read, and a hash of the last TAIL_LINES (n of them, n may be
-   * fewer) and the row they begin at: they find the rows again after history moved, even in
-   * repetitive output. */
-  last: string | null;
+  /** The length of the last complete line read, and a hash of the last TAIL_LINES (n of them,
+   * n may be fewer) and the row they begin at: they find the rows again after history moved,
+   * even in repetitive output. Lengths and hashes keep a cursor small whatever the lines. */
+  last: number;
   tail: number;
   n: number;
   tailRow: number;
+  /** Length and hash of what the cursor's row showed when the cursor was made (old output, a
+   * prompt) and of the text then typed on it (its echo): neither is new output. */
+  seen: number;
+  seenHash: number;
+  echo: number;
+  echoHash: number;
+}
+
+/** Options for {@linkcode captureSince}. */
+export interface SinceOptions {
+  /** Text about to be typed at the cursor: its echo (up to its first line end) is not output. */
+  typed?: string | null;
 }
 
 /** What {@linkcode captureSince} returns. */
 export interface SinceResult {
-  /** Complete lines written since the cursor. */
+  /** Complete lines written since the cursor; the first starts where the cursor stood. */
   lines: string[];
-  /** The row the cursor is on, possibly still being written; not consumed. */
+  /** The row the cursor is on, possibly still being written; not consumed. What that row showed
+   * when the cursor was made, and the echo of what was typed then, are left out. */
   current_line: string;
   /** Pass this to the next call. */
   cursor: string;
@@ -109,7 +122,9 @@ function decodeCursor(cursor: string, owner: { pane: string; socket: string }): 
     typeof state.socket === "string" && isCount(state.pid, ROW_MAX) && state.pid > 0 &&
     isCount(state.row, ROW_MAX) && isCount(state.history, ROW_MAX) &&
     isCount(state.tailRow, ROW_MAX) && isCount(state.n, TAIL_LINES + 1) &&
-    isCount(state.tail, ROW_MAX) && (state.last === null || typeof state.last === "string");
+    isCount(state.tail, ROW_MAX) && isCount(state.last, ROW_MAX) &&
+    isCount(state.seen, ROW_MAX) && isCount(state.seenHash, ROW_MAX) &&
+    isCount(state.echo, ROW_MAX) && isCount(state.echoHash, ROW_MAX);
   if (!valid) throw new TmuxError("invalid_argument", "cursor is not one this server returned");
   if (state.pane !== owner.pane || state.socket !== owner.socket) {
     throw new TmuxError(
@@ -126,7 +141,8 @@ interface Block {
   pos: PanePosition;
   /** Absolute row the read began at. */
   first: number;
-  /** Complete lines; the cursor's own, unfinished line is not among them. */
+  /** Whole lines; the cursor's own, unfinished line is not among them, nor the rest of a line
+   * that began above the read. */
   lines: string[];
   /** Absolute row each line begins at, counted up from the cursor. */
   starts: number[];
@@ -150,15 +166,28 @@ function rowsOf(line: string, width: number): number {
  * Reads the position and, in the same tmux command list (so no output lands in between), the
  * rows from `from` (relative to the screen top as `guess` saw it; null: all history) down to the
  * bottom of the screen. The rows below the cursor and the cursor's line are cut off the end.
+ * A read that begins inside a wrapped line would see only its end: tmux is asked whether the row
+ * above wraps into the first one (joined, the two rows are one line) and such a piece is dropped.
  */
 async function readBlock(socket: TmuxSocket, paneId: string, from: number | null): Promise<Block> {
   const fields = ["pane_id", ...POSITION_FIELDS] as const;
+  const start = from === null ? "-" : String(from);
+  const above = from === null ? [] : [
+    ...["capture-pane", "-p", "-J", "-t", paneId, "-S", String(from - 1), "-E", start],
+    THEN,
+    ...["display-message", "-p", "-t", paneId, JOIN_END],
+    THEN,
+  ];
   const lines = splitCapture(
     await runTmux(socket, [
+      ...above,
       ...["display-message", "-p", "-t", paneId, formatOf(fields), THEN],
-      ...["capture-pane", "-p", "-J", "-t", paneId, "-S", from === null ? "-" : String(from)],
+      ...["capture-pane", "-p", "-J", "-t", paneId, "-S", start],
     ]),
   );
+  // The two rows come back as one line (joined) or two; the pane may show JOIN_END itself.
+  const continued = from !== null && lines[2] !== JOIN_END;
+  if (from !== null) lines.splice(0, continued ? 2 : 3);
   const record = parseRecords(lines.shift() ?? "", fields)[0];
   if (!record || record.pane_id !== paneId) {
     throw new TmuxError("not_found", `can't find pane: ${paneId}`);
@@ -168,6 +197,8 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
   lines.splice(Math.max(0, lines.length - (pos.height - 1 - pos.y)));
   const current = lines.pop() ?? "";
   const first = from === null ? 0 : Math.max(0, pos.history + from);
+  // At the top of history there is no row above to wrap from.
+  if (continued && first > 0) lines.shift();
   // Wrapped lines take several rows, so rows are counted from the cursor, which tmux knows.
   const currentStart = pos.history + pos.y - (rowsOf(current, pos.width) - 1);
   const starts = new Array<number>(lines.length);
@@ -178,6 +209,9 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
   }
   return { pos, first, lines, starts, current, currentStart };
 }
+
+/** Ends the two-row read that tells whether a block's first row continues a wrapped line. */
+const JOIN_END = "tmux-mcp:join-end";
 
 /** Rows read above where a poll starts, for output that arrives while it is on its way. */
 const MARGIN_ROWS = 8;
@@ -213,15 +247,70 @@ function hashLines(lines: readonly string[]): number {
   return hash >>> 0;
 }
 
-/** The cursor for the poll after `block`: after its last complete line. */
-function cursorAfter(block: Block, owner: { pane: string; socket: string }): string {
+/** What the cursor's row held that is not new: nothing once output has moved past that row. */
+type OldText = Pick<CursorState, "seen" | "seenHash" | "echo" | "echoHash">;
+
+const NOTHING_OLD: OldText = { seen: 0, seenHash: 0, echo: 0, echoHash: 0 };
+
+/** The old text of a row showing `current`, with `typed` about to be typed on it. */
+function oldText(current: string, typed: string | null): OldText {
+  const echo = typed === null ? "" : typed.split(/[\r\n]/, 1)[0];
+  return {
+    seen: current.length,
+    seenHash: hashLines([current]),
+    echo: echo.length,
+    echoHash: hashLines([echo]),
+  };
+}
+
+/**
+ * A line that begins at the cursor's row, less what that row showed then and the echo of what
+ * was typed there. A row rewritten since (it no longer begins with what it showed) is all new.
+ */
+function withoutOld(line: string, old: OldText): string {
+  if (old.seen === 0 && old.echo === 0) return line;
+  if (line.length < old.seen || hashLines([line.slice(0, old.seen)]) !== old.seenHash) return line;
+  let rest = line.slice(old.seen);
+  // Some programs echo nothing (a password prompt): then there is nothing to leave out.
+  if (rest.length >= old.echo && hashLines([rest.slice(0, old.echo)]) === old.echoHash) {
+    rest = rest.slice(old.echo);
+  }
+  return rest;
+}
+
+/** The lines and current row of a read that begins at the cursor's row, its old text left out. */
+function newText(
+  lines: string[],
+  current: string,
+  old: OldText,
+): { lines: string[]; current: string } {
+  if (lines.length === 0) return { lines, current: withoutOld(current, old) };
+  const first = withoutOld(lines[0], old);
+  // A row that held only old text and echo (a typed command line) is not a line of output.
+  const rest = lines.slice(1);
+  return { lines: first === "" && lines[0] !== "" ? rest : [first, ...rest], current };
+}
+
+/**
+ * The cursor for the poll after `block`: after its last complete line. The old text of the
+ * cursor's row is carried on while that row is still being written.
+ */
+function cursorAfter(
+  block: Block,
+  owner: { pane: string; socket: string },
+  old: OldText,
+): string {
   const tail = block.lines.slice(-TAIL_LINES);
   return encodeCursor({
     ...owner,
+    seen: old.seen,
+    seenHash: old.seenHash,
+    echo: old.echo,
+    echoHash: old.echoHash,
     pid: block.pos.pid,
     row: block.currentStart,
     history: block.pos.history,
-    last: tail.at(-1) ?? null,
+    last: tail.at(-1)?.length ?? 0,
     tail: hashLines(tail),
     n: tail.length,
     tailRow: block.starts[block.lines.length - tail.length] ?? block.currentStart,
@@ -230,37 +319,58 @@ function cursorAfter(block: Block, owner: { pane: string; socket: string }): str
 
 /** Whether `lines` from `at` on are the tail a cursor remembers. */
 function tailAt(lines: readonly string[], at: number, state: CursorState): boolean {
-  return at >= 0 && at + state.n <= lines.length && lines[at + state.n - 1] === state.last &&
+  return at >= 0 && at + state.n <= lines.length && lines[at + state.n - 1].length === state.last &&
     hashLines(lines.slice(at, at + state.n)) === state.tail;
 }
+
+/** Rows above the cursor read for a new cursor's lines: more when lines are long. */
+const REACH_ROWS = [TAIL_LINES, 64, 512, 4096];
 
 /**
  * Lines written to a pane since `cursor` (null: since now, returning nothing but a cursor).
  * Rows are absolute (history + screen). Each poll reads rows and position at once, so output
  * arriving meanwhile cannot shift what was read. When tmux has trimmed history (a tenth of
  * history-limit whenever it is full), rows moved up by whole trims, which are counted from the
- * history sizes; the last lines read check the guess. Failing that they are looked for in all
- * history, and lines are reported missed when they are gone.
+ * history sizes; the last lines read check the guess. Failing that (a width change reflowed the
+ * rows) they are looked for in all history, and lines are reported missed when they are gone.
+ * The cursor's row loses what it showed when the cursor was made and the echo of `typed`.
  */
 export async function captureSince(
   socket: TmuxSocket,
   paneId: string,
   cursor: string | null,
+  options: SinceOptions = {},
 ): Promise<SinceResult> {
   const owner = { pane: paneId, socket: socket.socketName ?? "" };
   const state = cursor === null ? null : decodeCursor(cursor, owner);
   let guess = await queryPosition(socket, paneId);
   if (state === null) {
-    // From a few rows up, for the lines the next poll checks its place by.
-    const block = await readFrom(socket, paneId, guess, guess.history + guess.y - TAIL_LINES);
+    // From a few whole lines up, for the lines the next poll checks its place by.
+    let block!: Block;
+    for (const reach of REACH_ROWS) {
+      block = await readFrom(socket, paneId, guess, guess.history + guess.y - reach);
+      if (block.lines.length >= TAIL_LINES || block.first === 0) break;
+      guess = block.pos;
+    }
     return {
       lines: [],
       current_line: block.current,
-      cursor: cursorAfter(block, owner),
+      cursor: cursorAfter(block, owner, oldText(block.current, options.typed ?? null)),
       lines_missed: false,
       alternate_on: block.pos.alternate,
     };
   }
+  const found = (block: Block, start: number): SinceResult => {
+    const lines = block.lines.slice(start);
+    const text = newText(lines, block.current, state);
+    return {
+      lines: text.lines,
+      current_line: text.current,
+      cursor: cursorAfter(block, owner, lines.length === 0 ? state : NOTHING_OLD),
+      lines_missed: false,
+      alternate_on: block.pos.alternate,
+    };
+  };
   // The first row wanted: the first of the remembered tail.
   const first = state.n === 0 ? state.row : state.tailRow;
   for (const { trims, row: wanted } of trimmedRows(first, state.history, guess)) {
@@ -268,38 +378,27 @@ export async function captureSince(
     const block = await readFrom(socket, paneId, guess, wanted);
     guess = block.pos;
     if (block.first > wanted || block.pos.pid !== state.pid) break;
-    let start: number;
     if (state.n === 0) {
       // Nothing to check the rows by (the pane had no line yet): trust them untrimmed.
       if (trims > 0) continue;
       const at = block.starts.findIndex((row) => row >= wanted);
-      start = at < 0 ? block.lines.length : at;
-    } else {
-      const at = block.starts.indexOf(wanted);
-      if (at < 0 || !tailAt(block.lines, at, state)) continue;
-      start = at + state.n;
+      return found(block, at < 0 ? block.lines.length : at);
     }
-    return {
-      lines: block.lines.slice(start),
-      current_line: block.current,
-      cursor: cursorAfter(block, owner),
-      lines_missed: false,
-      alternate_on: block.pos.alternate,
-    };
+    const at = block.starts.indexOf(wanted);
+    if (at >= 0 && tailAt(block.lines, at, state)) return found(block, at + state.n);
   }
-  // Respawned, trimmed past recall, cleared, or a wrapped line moved the rows: all history.
+  // Respawned, trimmed past recall, cleared, or reflowed to a new width: all history.
   const all = await readBlock(socket, paneId, null);
-  let found = -1;
   if (state.pid === all.pos.pid && state.n > 0) {
-    for (let at = all.lines.length - state.n; at >= 0 && found < 0; at--) {
-      if (tailAt(all.lines, at, state)) found = at;
+    for (let at = all.lines.length - state.n; at >= 0; at--) {
+      if (tailAt(all.lines, at, state)) return found(all, at + state.n);
     }
   }
   return {
-    lines: found < 0 ? all.lines : all.lines.slice(found + state.n),
+    lines: all.lines,
     current_line: all.current,
-    cursor: cursorAfter(all, owner),
-    lines_missed: found < 0,
+    cursor: cursorAfter(all, owner, NOTHING_OLD),
+    lines_missed: true,
     alternate_on: all.pos.alternate,
   };
 }

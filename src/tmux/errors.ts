@@ -9,6 +9,7 @@
 export type TmuxErrorCode =
   | "invalid_argument"
   | "not_found"
+  | "already_exists"
   | "tmux_unavailable"
   | "tmux_error"
   | "pane_in_mode"
@@ -37,6 +38,17 @@ const NOT_FOUND_PATTERNS = [
   /(pane|window|session) not found/i,
 ];
 
+const EXISTS_PATTERNS = [/duplicate session/i];
+
+/** What tmux says when no server listens on the socket (as opposed to one it cannot reach). */
+const NO_SERVER = /no server running|error connecting to .*\(No such file or directory\)/i;
+
+/** Whether a failure means that no tmux server runs on the socket. */
+export function isNoServer(error: unknown): boolean {
+  return error instanceof TmuxError && error.code === "tmux_unavailable" &&
+    NO_SERVER.test(error.message);
+}
+
 const UNAVAILABLE_PATTERNS = [
   /no server running/i,
   /error connecting to/i,
@@ -52,6 +64,9 @@ export function errorFromStderr(stderr: string, args: readonly string[]): TmuxEr
   }
   if (NOT_FOUND_PATTERNS.some((p) => p.test(text))) {
     return new TmuxError("not_found", text);
+  }
+  if (EXISTS_PATTERNS.some((p) => p.test(text))) {
+    return new TmuxError("already_exists", `${text}: pick another name`);
   }
   return new TmuxError("tmux_error", text);
 }

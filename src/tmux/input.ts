@@ -53,49 +53,49 @@ export interface TypedInput {
 
 /** Options for {@linkcode sendKeys}. */
 export interface SendKeysOptions {
-  /** Text, or key names, to type. */
-  keys: string;
-  /** Type `keys` as text (true) or read it as space-separated key names (false). */
-  literal: boolean;
-  /** Press Enter after the keys. */
+  /** Text typed as it is, first. */
+  text: string | null;
+  /** Key names pressed after the text (C-c, Enter, Escape, Up, F1, or one character). */
+  keys: readonly string[];
+  /** Press Enter last. */
   enter: boolean;
   /** Type even into a pane in a mode (the keys then go to the mode). */
   force: boolean;
 }
 
-/** Types keys or text into a pane. */
+/** Checks key names: an unknown one is refused, never typed as text. */
+export function checkKeyNames(keys: readonly string[]): void {
+  const bad = keys.findIndex((key) => !KEY_NAME.test(key));
+  if (bad >= 0) {
+    throw new TmuxError(
+      "invalid_argument",
+      `keys[${bad}] is not a key name (C-c, Enter, Escape, Up, F1, or one character): ` +
+        "type text with text",
+    );
+  }
+}
+
+/** Types text, then presses keys, into a pane (in one tmux command: nothing comes between). */
 export async function sendKeys(
   socket: TmuxSocket,
   paneId: string,
   options: SendKeysOptions,
 ): Promise<TypedInput> {
-  const { keys } = options;
+  const { text, keys } = options;
+  if (text?.includes("\0")) throw new TmuxError("invalid_argument", "text may not hold NUL");
+  checkKeyNames(keys);
   const pane = await typable(socket, paneId, options.force);
-  if (keys.includes("\0")) throw new TmuxError("invalid_argument", "keys may not hold NUL");
-  let argv: string[];
-  if (options.literal) {
-    argv = ["send-keys", "-t", pane.pane_id, "-l", "--", keys];
-  } else {
-    const names = keyNames(keys);
-    const bad = names.findIndex((k) => !KEY_NAME.test(k));
-    if (bad >= 0) {
-      throw new TmuxError(
-        "invalid_argument",
-        `key ${bad + 1} of ${names.length} is not a key name (C-c, Enter, Escape, Up, F1, ` +
-          "or one character); send text with literal: true",
-      );
-    }
-    argv = ["send-keys", "-t", pane.pane_id, "--", ...names];
+  const id = pane.pane_id;
+  const commands: string[][] = [];
+  if (text !== null && text !== "") commands.push(["send-keys", "-t", id, "-l", "--", text]);
+  if (keys.length > 0) commands.push(["send-keys", "-t", id, "--", ...keys]);
+  if (options.enter) commands.push(["send-keys", "-t", id, "Enter"]);
+  if (commands.length === 0) {
+    throw new TmuxError("invalid_argument", "nothing to send: give text, keys or enter");
   }
-  if (options.enter) argv.push(THEN, "send-keys", "-t", pane.pane_id, "Enter");
-  const { cursor } = await captureSince(socket, pane.pane_id, null);
-  await runTmux(socket, argv);
-  return { paneId: pane.pane_id, cursor };
-}
-
-/** The key names of a `literal: false` send, as they are counted and sent. */
-export function keyNames(keys: string): string[] {
-  return keys.trim().split(/\s+/);
+  const { cursor } = await captureSince(socket, id, null, { typed: text });
+  await runTmux(socket, commands.flatMap((command, i) => i === 0 ? command : [THEN, ...command]));
+  return { paneId: id, cursor };
 }
 
 /** Options for {@linkcode pasteText}. */
@@ -116,7 +116,7 @@ export async function pasteText(
 ): Promise<TypedInput> {
   const pane = await typable(socket, paneId, options.force);
   const buffer = privateName("paste");
-  const { cursor } = await captureSince(socket, pane.pane_id, null);
+  const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
   const paste = ["paste-buffer", "-d", "-r", "-b", buffer, "-t", pane.pane_id];
   if (options.bracketed) paste.push("-p");
   try {

@@ -66,7 +66,7 @@ export {
   swapPanes,
 } from "./verbs.ts";
 export {
-  keyNames,
+  checkKeyNames,
   type PasteOptions,
   pasteText,
   sendKeys,

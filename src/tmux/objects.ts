@@ -4,7 +4,7 @@
  * @module
  */
 
-import { TmuxError } from "./errors.ts";
+import { isNoServer, TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
 import { THEN } from "./transport/exec.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
@@ -107,14 +107,24 @@ function isOwnClient(flags: string): boolean {
     (set.has("no-output") || set.has("read-only"));
 }
 
-/** Every session; `session_attached` counts people's clients, not this server's own. */
+/**
+ * Every session (none when no tmux server runs); `session_attached` counts people's clients, not
+ * this server's own.
+ */
 export async function listSessions(socket: TmuxSocket): Promise<Session[]> {
   const fields = Object.keys(SESSION_FIELDS);
   // Client lines start with a field no session line can hold (session ids start with '$').
-  const output = await runTmux(socket, [
-    ...["list-sessions", "-F", formatOf(fields), THEN],
-    ...["list-clients", "-F", `client${FIELD_SEPARATOR}${formatOf(CLIENT_FIELDS)}`],
-  ]);
+  let output: string;
+  try {
+    output = await runTmux(socket, [
+      ...["list-sessions", "-F", formatOf(fields), THEN],
+      ...["list-clients", "-F", `client${FIELD_SEPARATOR}${formatOf(CLIENT_FIELDS)}`],
+    ]);
+  } catch (error) {
+    // No server, no sessions.
+    if (isNoServer(error)) return [];
+    throw error;
+  }
   const lines = output.split("\n").filter((line) => line !== "");
   const clients = parseRecords(
     lines.filter((line) => line.startsWith(`client${FIELD_SEPARATOR}`)).join("\n"),

@@ -36,14 +36,20 @@ async function created(socket: TmuxSocket, argv: string[]): Promise<Created> {
 
 /** What a new pane runs and where; shared by the create commands. */
 export interface SpawnOptions {
-  /** Working directory (default: tmux's). */
+  /** Working directory (default: the target pane's, for a new window or pane; tmux's for a new
+   * session). */
   directory?: string | null;
   /** Program to run instead of the default shell. */
   command?: string | null;
 }
 
-function spawnArgs(argv: string[], options: SpawnOptions): string[] {
+/** Where a new window or pane starts unless told: where its target pane's program is. */
+const TARGET_DIRECTORY = "#{pane_current_path}";
+
+function spawnArgs(argv: string[], options: SpawnOptions, inherit: boolean): string[] {
+  // tmux expands formats in -c: a caller's path goes through literal, the default is one.
   if (options.directory != null) argv.push("-c", literal(options.directory));
+  else if (inherit) argv.push("-c", TARGET_DIRECTORY);
   if (options.command != null) argv.push(options.command);
   return argv;
 }
@@ -68,7 +74,7 @@ export function newSession(
   if (options.width != null) argv.push("-x", String(options.width));
   if (options.height != null) argv.push("-y", String(options.height));
   if (options.windowName != null) argv.push("-n", literal(options.windowName));
-  return created(socket, spawnArgs(argv, options));
+  return created(socket, spawnArgs(argv, options, false));
 }
 
 /** Options for {@linkcode newWindow}. */
@@ -79,7 +85,7 @@ export interface NewWindowOptions extends SpawnOptions {
   select?: boolean;
 }
 
-/** `new-window` in a session (null: the current one). */
+/** `new-window` in a session (null: the current one), where its active pane is. */
 export function newWindow(
   socket: TmuxSocket,
   sessionId: string | null,
@@ -89,7 +95,7 @@ export function newWindow(
   if (!options.select) argv.push("-d");
   if (sessionId !== null) argv.push("-t", `${sessionId}:`);
   if (options.name != null) argv.push("-n", literal(options.name));
-  return created(socket, spawnArgs(argv, options));
+  return created(socket, spawnArgs(argv, options, true));
 }
 
 /** Options for {@linkcode splitWindow}. */
@@ -113,7 +119,7 @@ export function splitWindow(
   if (options.direction === "left" || options.direction === "up") argv.push("-b");
   if (!options.select) argv.push("-d");
   if (options.size != null) argv.push("-l", String(options.size));
-  return created(socket, spawnArgs(argv, options));
+  return created(socket, spawnArgs(argv, options, true));
 }
 
 /** `rename-session`. */
@@ -265,7 +271,7 @@ export async function respawnPane(
   refuseOwn(pane.pane_id, options.protect ?? null);
   const argv = ["respawn-pane", "-t", pane.pane_id];
   if (options.kill) argv.push("-k");
-  await runTmux(socket, spawnArgs(argv, options));
+  await runTmux(socket, spawnArgs(argv, options, false));
   return (await getPane(socket, pane.pane_id)).pane_pid;
 }
 

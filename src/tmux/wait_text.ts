@@ -5,6 +5,7 @@
  */
 
 import { captureSince } from "./capture.ts";
+import { type Excerpt, ExcerptBuilder, type OutputBudget } from "./excerpt.ts";
 import { compileUserRegex } from "./regex.ts";
 import { queryPane } from "./target.ts";
 import { watchOutput } from "./transport/watch.ts";
@@ -29,6 +30,8 @@ export interface WaitTextOptions {
   signal?: AbortSignal;
   /** Count output since this capture_since cursor (e.g. from send_keys) instead of since now. */
   cursor?: string | null;
+  /** How much of the new output the result shows. */
+  budget: OutputBudget;
   /** Called about once a second with the seconds waited so far. */
   onProgress?: (elapsed: number) => void;
 }
@@ -47,6 +50,10 @@ export interface WaitTextResult {
   effective_timeout: number;
   /** tmux's history dropped lines before they were read. */
   lines_missed: boolean;
+  /** The new output read, up to the row the wait ended on (which may still be written). */
+  output: Excerpt;
+  /** A capture_since cursor after the last complete line read. */
+  cursor: string;
 }
 
 /** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
@@ -111,40 +118,43 @@ export async function waitForText(
   const flags = { regex: options.regex, caseSensitive: options.caseSensitive };
   const wanted = await compilePatterns(options.patterns, flags);
   const stops = await compilePatterns(options.stopPatterns, flags);
-  let missed = false;
-  const end = (
-    outcome: WaitTextResult["outcome"],
-    match: { source: string; line: string } | null = null,
-  ): WaitTextResult => ({
-    outcome,
-    pattern: match?.source ?? null,
-    line: match?.line ?? null,
-    elapsed_seconds: Math.round(Date.now() - started) / 1000,
-    effective_timeout: options.timeout,
-    lines_missed: missed,
-  });
+  const output = new ExcerptBuilder(options.budget);
   const alarm = new Alarm();
   const { session_id: sessionId } = await queryPane(socket, paneId, ["session_id"]);
   const unwatch = await watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
   try {
-    const from = options.cursor ?? null;
-    let since = await captureSince(socket, paneId, from);
-    // Without a cursor, what the cursor row shows now is old; with one, all of it is new.
-    const initialLine = from === null ? since.current_line : null;
+    let since = await captureSince(socket, paneId, options.cursor ?? null);
+    let missed = since.lines_missed;
+    // Without a cursor, what the cursor's row shows now is old.
+    let current = options.cursor == null ? "" : since.current_line;
+    const end = (
+      outcome: WaitTextResult["outcome"],
+      match: { source: string; line: string } | null = null,
+    ): WaitTextResult => ({
+      outcome,
+      pattern: match?.source ?? null,
+      line: match?.line ?? null,
+      elapsed_seconds: Math.round(Date.now() - started) / 1000,
+      effective_timeout: options.timeout,
+      lines_missed: missed,
+      output: output.finish(current === "" ? undefined : current),
+      cursor: since.cursor,
+    });
     let lastProgress = 0;
     while (true) {
       if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
-      const fresh = [...since.lines];
-      // The row under the cursor counts once it differs from what it showed when the wait began.
-      if (since.lines.length > 0 || since.current_line !== initialLine) {
-        fresh.push(since.current_line);
-      }
-      for (const line of fresh) {
+      let match: { outcome: "matched" | "stopped"; source: string; line: string } | null = null;
+      // The row under the cursor counts once it shows something new.
+      for (const line of current === "" ? since.lines : [...since.lines, current]) {
         const stop = stops.find((p) => p.test(line));
-        if (stop) return end("stopped", { source: stop.source, line });
-        const hit = wanted.find((p) => p.test(line));
-        if (hit) return end("matched", { source: hit.source, line });
+        const hit = stop ?? wanted.find((p) => p.test(line));
+        if (hit) {
+          match = { outcome: stop ? "stopped" : "matched", source: hit.source, line };
+          break;
+        }
       }
+      for (const line of since.lines) output.push(line);
+      if (match) return end(match.outcome, match);
       if (since.alternate_on) return end("alternate_screen");
       const waited = Date.now() - started;
       if (waited >= options.timeout * 1000) return end("timeout");
@@ -158,6 +168,7 @@ export async function waitForText(
       );
       since = await captureSince(socket, paneId, since.cursor);
       missed ||= since.lines_missed;
+      current = since.current_line;
     }
   } finally {
     unwatch();

@@ -5,7 +5,7 @@
  */
 
 import { z } from "../deps.ts";
-import { keyNames, pasteText, sendKeys } from "../tmux/mod.ts";
+import { pasteText, sendKeys } from "../tmux/mod.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
 import { paneIdOutput, paneSpecShape } from "./schemas.ts";
 
@@ -20,33 +20,41 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Type into a pane",
-    description: "Types into a pane, as keys, for programs that read the keyboard (an " +
-      "editor, a REPL, a prompt) and for a synchronized set of panes. literal: true (default) " +
-      "types `keys` as text; literal: false reads it as space-separated key names (C-c, " +
-      "Enter, Escape, Up, F1...). enter: true presses Enter after. Then wait_for_text with " +
-      "the returned cursor reads the answer. To run a shell command and get its exit status, " +
-      "use run_command instead. Refused for a pane in copy-mode unless force: true.",
+    description: "Types into a pane, for programs that read the keyboard (an editor, a REPL, a " +
+      "prompt): `text` is typed as it is, then `keys` are pressed by name (C-c, Enter, " +
+      "Escape, Up, Tab, F1, C-d, or one character), then Enter if enter: true. {keys: " +
+      "['C-c']} interrupts; {text: '1+1', enter: true} asks a REPL. To read the answer, call " +
+      "wait_for_text with the returned cursor and the prompt to wait for (e.g. '>>> '): it " +
+      "ignores the echo of what was typed and returns the new lines. To run a shell command " +
+      "and get its exit status, use run_command. Refused for a pane in copy-mode unless " +
+      "force: true.",
     input: {
       ...paneSpecShape,
-      keys: z.string().min(1).max(100000).describe(
-        "text to type (literal: true) or space-separated key names (literal: false)",
+      text: z.string().min(1).max(100000).nullable().optional().describe(
+        "text typed as it is (no key names): a REPL line, a password, an answer",
       ),
-      literal: z.boolean().default(true).describe("type keys as text rather than key names"),
-      enter: z.boolean().default(false).describe("press Enter after the keys"),
+      keys: z.array(z.string().min(1).max(32)).max(100).default([]).describe(
+        "key names pressed after the text, e.g. ['C-c'], ['Escape'], ['Up', 'Enter']",
+      ),
+      enter: z.boolean().default(false).describe("press Enter last"),
       force: forceSchema,
     },
     output: {
       pane_id: paneIdOutput,
-      sent: z.number().int().describe("characters (or key names) sent"),
-      cursor: z.string().describe("for wait_for_text: output since just before the keys"),
+      sent: z.number().int().describe("characters of text plus keys sent (Enter included)"),
+      cursor: z.string().describe(
+        "for wait_for_text and capture_since: output since just before the input, its echo " +
+          "left out",
+      ),
     },
     openWorld: true,
     destructive: true,
     async run(args, { socket, target }) {
-      const typed = await sendKeys(socket, target, args);
+      const text = args.text ?? null;
+      const typed = await sendKeys(socket, target, { ...args, text });
       return {
         pane_id: typed.paneId,
-        sent: args.literal ? [...args.keys].length : keyNames(args.keys).length,
+        sent: [...(text ?? "")].length + args.keys.length + (args.enter ? 1 : 0),
         cursor: typed.cursor,
       };
     },

@@ -6,7 +6,7 @@
  */
 
 import { z } from "../deps.ts";
-import { excerptOf, type OutputBudget } from "../tmux/mod.ts";
+import { type Excerpt, excerptOf, type OutputBudget } from "../tmux/mod.ts";
 import { count, lines as linesOf, size, withGap } from "./render.ts";
 
 /** The fields of pane lines, in the order results carry them. */
@@ -43,7 +43,11 @@ export interface PaneText {
 
 /** The excerpt of `lines` a result shows, as {@linkcode paneTextOutput} fields. */
 export function paneText(lines: readonly string[], budget: OutputBudget): PaneText {
-  const excerpt = excerptOf(lines, budget);
+  return paneTextOf(excerptOf(lines, budget));
+}
+
+/** An excerpt as {@linkcode paneTextOutput} fields. */
+export function paneTextOf(excerpt: Excerpt): PaneText {
   return {
     total_lines: excerpt.totalLines,
     total_bytes: excerpt.totalBytes,

@@ -38,9 +38,9 @@ export function registerPrompts(server: McpServer): void {
     argsSchema: { pane_id: z.string() },
   }, ({ pane_id }) =>
     text(
-      `Stop the program running in pane ${pane_id}, gently. Use send_keys with literal: false: ` +
-        "first C-c, then wait_for_text for a shell prompt for a few seconds; if it is still " +
-        "running, send C-c once more; then C-\\\\ (quit). For full-screen programs try q or " +
-        "Escape first. Never kill the pane. Report what it took.",
+      `Stop the program running in pane ${pane_id}, gently. Use send_keys with keys: first ` +
+        "['C-c'], then wait_for_text for a shell prompt for a few seconds; if it is still " +
+        "running, ['C-c'] once more; then ['C-\\\\'] (quit). For full-screen programs try " +
+        "['q'] or ['Escape'] first. Never kill the pane. Report what it took.",
     ));
 }

@@ -18,8 +18,9 @@ import {
 } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout } from "./context.ts";
 import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
-import { paneText, paneTextOutput, renderPaneText } from "./pane_text.ts";
+import { paneText, paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
 import {
+  caseSensitiveSchema,
   maxLinesSchema,
   maxOutputBytesSchema,
   paneIdOutput,
@@ -66,8 +67,10 @@ export const READ_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "Read new pane output",
     description: "Lines written to a pane since an opaque cursor. Call without a cursor to get " +
-      "one (and no lines); pass it back to get only what is new. current_line is the row " +
-      "under the cursor, still being written, and is not consumed.",
+      "one (and no lines); pass it back to get only what is new. The first line starts where " +
+      "the cursor stood: what that row showed then (a prompt) and the echo of text send_keys " +
+      "typed there are left out. current_line is the row under the cursor, still being " +
+      "written, and is not consumed. A cursor works only for the pane it came from.",
     input: {
       ...paneSpecShape,
       cursor: z.string().max(10000).nullable().optional().describe(
@@ -145,7 +148,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
     input: {
       pattern: z.string().min(1).max(1000).describe("text to find, or an RE2 regular expression"),
       regex: z.boolean().default(false).describe("read pattern as a regular expression (RE2)"),
-      case_sensitive: z.boolean().default(false).describe("match case exactly"),
+      case_sensitive: caseSensitiveSchema,
       include_history: z.boolean().default(false).describe("search scrollback too"),
       max_matches: z.number().int().min(1).max(1000).default(100).describe(
         "stop after this many matches",
@@ -197,11 +200,14 @@ export const READ_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "Wait for text in a pane",
     description: "Waits until one of `patterns` appears in output that is new since the call " +
-      "began, or since `cursor` (send_keys returns one: pass it so output printed before the " +
-      "wait started still counts). Literal, or regular expressions with regex: true. A stop " +
-      "pattern ends the wait as 'stopped'; a full-screen program ends it as " +
-      "'alternate_screen'. Sends progress notifications when the request carries a progress " +
-      "token.",
+      "began, or since `cursor`, and returns that new output (lines) and a cursor for what " +
+      "follows. With the cursor send_keys returned, output printed before the wait started " +
+      "still counts and the echo of the typed text does not: to ask a REPL, send_keys {text: " +
+      "'1+1', enter: true}, then wait_for_text {cursor, patterns: ['>>> ']} (the prompt's " +
+      "return means the answer is whole; '$ ' for a shell, 'sqlite> ', '(gdb) '...). Literal, " +
+      "or regular expressions with regex: true. A stop pattern ends the wait as 'stopped'; a " +
+      "full-screen program ends it as 'alternate_screen'. Sends progress notifications when " +
+      "the request carries a progress token.",
     input: {
       ...paneSpecShape,
       patterns: z.array(z.string().min(1).max(1000)).min(1).max(20).describe(
@@ -211,11 +217,13 @@ export const READ_TOOLS: AnyToolSpec[] = [
         "text that ends the wait as 'stopped' (an error message, say)",
       ),
       regex: z.boolean().default(false).describe("read patterns as regular expressions (RE2)"),
-      case_sensitive: z.boolean().default(true).describe("match case exactly"),
+      case_sensitive: caseSensitiveSchema,
       timeout: timeoutSchema,
       cursor: z.string().max(10000).nullable().optional().describe(
         "count output since this cursor (from send_keys, paste_text or capture_since)",
       ),
+      max_lines: maxLinesSchema,
+      max_output_bytes: maxOutputBytesSchema,
     },
     output: {
       pane_id: paneIdOutput,
@@ -227,6 +235,8 @@ export const READ_TOOLS: AnyToolSpec[] = [
       elapsed_seconds: z.number().describe("time spent waiting"),
       effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
       lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
+      cursor: z.string().describe("for capture_since or the next wait: what follows the lines"),
+      ...paneTextOutput,
     },
     async run(args, { socket, target, context, extra }) {
       const timeout = clampTimeout(context, args.timeout);
@@ -238,13 +248,21 @@ export const READ_TOOLS: AnyToolSpec[] = [
         caseSensitive: args.case_sensitive,
         timeout,
         cursor: args.cursor ?? null,
+        budget: budgetOf(context, args),
         intervalMs: 250,
         signal: extra.signal,
         onProgress: report && ((elapsed) => report(elapsed)),
       });
-      const line = found.line === null ? null : cutLine(found.line, 8192).line;
-      return { pane_id: target, ...found, line };
+      const { output, ...rest } = found;
+      const line = rest.line === null ? null : cutLine(rest.line, 8192).line;
+      return { pane_id: target, ...rest, line, ...paneTextOf(output) };
     },
+    text: (r) =>
+      renderPaneText(
+        `${r.pane_id}: ${r.outcome}${r.pattern === null ? "" : ` (${r.pattern})`} after ` +
+          `${r.elapsed_seconds} s${r.lines_missed ? ", lines missed" : ""}; new output`,
+        r,
+      ) + `\ncursor: ${r.cursor}`,
   }),
   defineTool({
     name: "display_message",

@@ -39,8 +39,13 @@ const input = {
   max_lines: maxLinesSchema,
   max_output_bytes: maxOutputBytesSchema,
   suppress_history: z.boolean().nullable().optional().meta({ default: true }).describe(
-    "prefix a space to keep the line out of shell history (default true, false when the " +
-      "server runs with --keep-history); multi-line commands need false",
+    "keep the typed line out of shell history (default true, false when the server runs " +
+      "with --keep-history): a space first, and bash drops it even without ignorespace",
+  ),
+  pager: z.boolean().default(false).describe(
+    "let programs start their pager (less); by default PAGER, GIT_PAGER, MANPAGER, " +
+      "SYSTEMD_PAGER, GH_PAGER, PSQL_PAGER and BAT_PAGER are cat and AWS_PAGER is empty, so " +
+      "git log or man print their output instead of waiting for q",
   ),
 };
 
@@ -156,7 +161,8 @@ function summary(result: ToolRunResult): string {
     ? `not started: ${result.not_started_reason}`
     : result.timed_out
     ? `timed out after ${result.effective_timeout}s; the command MAY STILL BE RUNNING ` +
-      `(wait_for_command run_id=${result.run_id} collects it)`
+      `(wait_for_command run_id=${result.run_id} collects it); if it waits for keys (a ` +
+      "pager's ':' or '(END)' wants ['q']), send_keys them"
     : result.exit_status === null
     ? `ended without an exit status (${result.no_status_reason})`
     : `exit ${result.exit_status}`;
@@ -226,6 +232,8 @@ interface ToolRunRequest {
   max_output_bytes: number | null;
   /** null: the server's default. */
   suppressHistory: boolean | null;
+  /** Let programs start their pagers. */
+  pager: boolean;
 }
 
 /** Checks a run request and runs it, with progress when asked for. */
@@ -237,13 +245,6 @@ async function runFromTool(
   if (request.command.includes("\0")) {
     throw new TmuxError("invalid_argument", "command must not contain NUL characters");
   }
-  if (suppressHistory && /[\r\n]/.test(request.command)) {
-    throw new TmuxError(
-      "invalid_argument",
-      "multi-line command refused while suppress_history is true (a space prefix only " +
-        "keeps the first line out of history); pass suppress_history: false to run it",
-    );
-  }
   const timeout = clampTimeout(context, request.timeout);
   const report = progressNotifier(extra, timeout);
   return shapeRunResult(
@@ -254,6 +255,7 @@ async function runFromTool(
       timeout,
       budget: budgetOf(context, request),
       suppressHistory,
+      pagers: request.pager,
       signal: extra.signal,
       onProgress: report && (({ elapsed, lines }) => {
         const tail = lines.slice(-PROGRESS_LINES).join("\n");
@@ -315,8 +317,9 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       "(chain them: 'cd dir && make'). A timed-out command MAY STILL BE RUNNING: collect it " +
       "with wait_for_command, do not retry it unless started is false. For output of programs " +
       "you did not start, use wait_for_text; to type into a running program, use send_keys. " +
-      "Refuses panes in copy-mode, panes not at an idle POSIX shell, and multi-line commands " +
-      "while suppress_history is true.",
+      "Pagers print straight through unless pager: true. A shell started in the pane (bash, " +
+      "su, poetry shell) takes the command. Refuses panes in copy-mode and panes not at an " +
+      "idle POSIX shell.",
     input,
     output,
     openWorld: true,
@@ -330,6 +333,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         max_lines: args.max_lines ?? null,
         max_output_bytes: args.max_output_bytes ?? null,
         suppressHistory: args.suppress_history ?? null,
+        pager: args.pager,
       });
     },
     text: renderRunResult,
@@ -449,6 +453,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         max_lines: args.maxLines ?? null,
         max_output_bytes: null,
         suppressHistory: args.suppressHistory ?? null,
+        pager: false,
       });
       return {
         paneId: result.pane_id,

@@ -74,6 +74,11 @@ export const maxLinesSchema = z.number().int().min(1).nullable().default(null).d
     "more); what is not shown is counted",
 );
 
+/** Whether text patterns match case exactly: one default for every tool that matches. */
+export const caseSensitiveSchema = z.boolean().default(true).describe(
+  "match case exactly (default true)",
+);
+
 /** The pane text one result shows, in bytes. */
 export const maxOutputBytesSchema = z.number().int().min(1024).nullable().optional().describe(
   "UTF-8 bytes of pane text the result shows at most (default 16384; at most the server's " +
@@ -95,7 +100,8 @@ export const nameSchema = z.string().min(1).max(100).regex(
 
 /** A new pane's working directory. */
 export const directorySchema = z.string().min(1).max(4096).nullable().optional().describe(
-  "working directory for the new pane (default: tmux's)",
+  "working directory for the new pane (default: the current directory of the pane it is " +
+    "made from, for a window or a split; tmux's for a session)",
 );
 
 /** A new pane's program. */

@@ -36,18 +36,29 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   const names = callNames("0123456789abcdef");
   const run = await runFunction("/tmp/tmux-0/it's");
   assertMatch(run.name, /^__tmux_mcp_[0-9a-f]{8}$/);
-  assert(run.definition.startsWith(`${run.name}() (`));
+  assert(run.definition.startsWith(`${run.name}b() { `));
+  assert(run.definition.includes(`; ${run.name}() { ( ${run.name}b "$@" ); `));
   assert(run.definition.includes(String.raw`-S '/tmp/tmux-0/it'\''s'`));
   assert(!run.definition.includes("\n"), "the definition is typed: one line");
   assertEquals((await runFunction("/tmp/other")).name === run.name, false);
-  const common = { names, paneId: "%7", run, suppressHistory: true, waited: false };
+  const common = {
+    names,
+    paneId: "%7",
+    run,
+    suppressHistory: true,
+    waited: false,
+    pagers: false,
+  };
   const line = buildTypedLine({
     ...common,
     define: false,
     panePath: "",
     source: { inline: "echo 'hi'" },
   });
-  assertEquals(line, ` ${run.name} ${names.channel} %7 '' 0 c ` + String.raw`'echo '\''hi'\'''`);
+  assertEquals(
+    line,
+    ` ${run.name} ${names.channel} %7 '' 0 cs ` + String.raw`'echo '\''hi'\'''`,
+  );
   const digest = await commandDigest("echo é\n\n");
   assertEquals(digest, await commandDigest("echo é"), "$(...) drops trailing newlines");
   const first = buildTypedLine({
@@ -61,6 +72,16 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   assert(first.startsWith(`${run.definition}; `), "the definition is typed, not fetched");
   assert(!first.includes("é"));
   assert(first.endsWith(`; ${run.name} ${names.channel} %7 '/p' 1 h ${digest}`));
+  const paged = buildTypedLine({
+    ...common,
+    define: false,
+    pagers: true,
+    panePath: "",
+    source: {
+      inline: "git log",
+    },
+  });
+  assert(paged.endsWith(" 0 cps 'git log'"), paged);
   // A pane path is whatever the pane's programs set: control characters are never typed.
   const hostile = buildTypedLine({
     ...common,
@@ -68,15 +89,22 @@ Deno.test("the typed line calls the run function, defined inline the first time"
     panePath: "/x\r; rm -rf ~",
     source: { inline: "true" },
   });
-  assertEquals(hostile, ` ${run.name} ${names.channel} %7 '' 0 c 'true'`);
+  assertEquals(hostile, ` ${run.name} ${names.channel} %7 '' 0 cs 'true'`);
 });
 
-Deno.test("a trailer's status is 0 to 255 or a refusal, nothing else", () => {
+Deno.test("a trailer's status is 0 to 255, a refusal or a kill, nothing else", () => {
   assertEquals(parseRunEnd("0"), { kind: "exit", status: 0 });
   assertEquals(parseRunEnd("255"), { kind: "exit", status: 255 });
   assertEquals(parseRunEnd("x")?.kind, "refused");
   assertEquals(parseRunEnd("n")?.kind, "refused");
-  for (const bad of ["256", "-1", "007", "1e3", "", "12345678901234567890", "3 ", "y"]) {
+  assertEquals(parseRunEnd("k137"), { kind: "killed", status: 137 });
+  assertEquals(parseRunEnd("k255"), { kind: "killed", status: 255 });
+  for (
+    const bad of [
+      ...["256", "-1", "007", "1e3", "", "12345678901234567890", "3 ", "y"],
+      ...["k127", "k256", "k0137", "k", "ku", "u"],
+    ]
+  ) {
     assertEquals(parseRunEnd(bad), null, bad);
   }
 });

@@ -13,7 +13,7 @@ import { queryPane } from "../target.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
 import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
-import { callNames, RUNNING_OPTION } from "./shell.ts";
+import { callNames, killedReason, RUNNING_OPTION } from "./shell.ts";
 import { forgetRun, type PaneCall, type Runner } from "./state.ts";
 import {
   currentPosition,
@@ -139,6 +139,19 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     result = {
       ...finished,
       exit_status: end.status,
+      ...await runOutput(runner, {
+        runId: request.runId,
+        call,
+        record,
+        budget: request.budget,
+        ended: true,
+        end: trailer.end_position,
+      }),
+    };
+  } else if (trailer !== null && end?.kind === "killed") {
+    result = {
+      ...finished,
+      no_status_reason: killedReason(end.status),
       ...await runOutput(runner, {
         runId: request.runId,
         call,

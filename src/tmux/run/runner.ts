@@ -25,12 +25,14 @@ import {
   callNames,
   commandDigest,
   isInlineSafe,
+  killedReason,
   markNonce,
   type RunEnd,
   type RunFunction,
   runFunction,
   RUNNING_OPTION,
   runningMark,
+  showsLineEditor,
 } from "./shell.ts";
 import {
   addOrphan,
@@ -61,6 +63,11 @@ const NEVER_STARTED = "the line was typed but the shell did not run it within th
   "is probably waiting at a continuation prompt (an unclosed quote or bracket) or was read as " +
   "input by a program; it may still run if that input is completed, so look at the pane " +
   "(capture_pane) before retrying";
+
+/** Why a line the shell read did not run the function. */
+const UNREAD = "the shell read the line but did not run it: it lacks the run function and " +
+  "did not take its definition, or a continuation prompt (an unclosed quote or here-document " +
+  "typed earlier) took the line; look at the pane (capture_pane) before retrying";
 
 /** Why a run that ended has no exit status. */
 const NO_STATUS = {
@@ -137,7 +144,7 @@ function busyWith(paneId: string, mark: string, earlier: string): string {
   const nonce = markNonce(mark);
   const runId = nonce === null ? "" : ` (run_id ${runIdOf(paneId, nonce)})`;
   return `pane ${paneId} is still running ${earlier}${runId}: collect it with wait_for_command ` +
-    "when it has ended, or interrupt it (send_keys C-c)";
+    "when it has ended, or interrupt it (send_keys keys ['C-c'])";
 }
 
 async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {
@@ -209,7 +216,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           : busyWith(paneId, running, "an earlier run_command"),
       );
     }
-    if (!await lineEditorReading(socket, { sessionId: state.session_id, paneId })) {
+    if (
+      showsLineEditor(state.pane_current_command) &&
+      !await lineEditorReading(socket, { sessionId: state.session_id, paneId })
+    ) {
       return notTyped(
         `pane ${paneId}'s shell is not reading a command line: a program it started ` +
           `(${JSON.stringify(state.pane_current_command)}: a script waiting for input, say) ` +
@@ -229,13 +239,13 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     // before the line is typed, so no byte is missed); else the server waits on the channel and
     // reads the screen.
     const output = new RunOutput(request.budget);
-    const stream = socket.controls === null || socket.watchers === null
+    let stream = socket.controls === null || socket.watchers === null
       ? null
-      : new RunStream(names, output);
+      : new RunStream(names, output, run.name);
     const tap = stream === null ? null : await tapOutput(
       socket,
       { sessionId: state.session_id, paneId },
-      (bytes) => stream.push(bytes),
+      (bytes) => stream?.push(bytes),
     );
     let waiter: TmuxChild | null = null;
     let context: RunContext | null = null;
@@ -245,19 +255,24 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         ? (await captureSince(socket, paneId, null)).cursor
         : null;
       const inline = isInlineSafe(request.command);
-      const typed = buildTypedLine({
-        names,
-        paneId,
-        run,
-        define: runner.functions.get(key) !== functionMark,
-        // A trailer that never got to put the path back (its shell was killed) left its marker.
-        panePath: isMarker(state.pane_path) ? "" : state.pane_path,
-        suppressHistory: request.suppressHistory,
-        waited: tap === null,
-        source: inline
-          ? { inline: request.command }
-          : { sha256: await commandDigest(request.command) },
-      });
+      const source = inline
+        ? { inline: request.command }
+        : { sha256: await commandDigest(request.command) };
+      const lineWith = (define: boolean): string =>
+        buildTypedLine({
+          names,
+          paneId,
+          run,
+          define,
+          // A trailer that never got to put the path back (its shell was killed) left its marker.
+          panePath: isMarker(state.pane_path) ? "" : state.pane_path,
+          suppressHistory: request.suppressHistory,
+          pagers: request.pagers,
+          waited: tap === null,
+          source,
+        });
+      // Only the stream shows a stand-in's end at once: a waited line always brings the function.
+      let typed = lineWith(tap === null || runner.functions.get(key) !== functionMark);
       const mark = runningMark(names, anchor.pid);
       const call: PaneCall = { socket, paneId, names };
       const claimed = await typeLine(call, {
@@ -275,7 +290,26 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         ? undefined
         : progressReporter(request, { cursor: progressCursor, typed, names, started });
       const ending = waiter === null ? streamEnd(stream!, tap!) : channelEnd(waiter.done);
-      const outcome = await waitForEnd(ending, request, { started, pid: anchor.pid, progress });
+      let outcome = await waitForEnd(ending, request, { started, pid: anchor.pid, progress });
+      if (outcome === "ended" && stream?.unread) {
+        // The shell may be another than the one given the function: it gets it next time.
+        runner.functions.delete(key);
+      }
+      if (outcome === "ended" && stream?.unread?.lacksFunction) {
+        // A shell started in the pane since the function was defined: the line again, with it.
+        typed = lineWith(true);
+        stream = new RunStream(names, output, run.name);
+        await pasteLine(call, typed);
+        outcome = await waitForEnd(streamEnd(stream, tap!), request, {
+          started,
+          pid: anchor.pid,
+          progress,
+        });
+      }
+      if (outcome === "ended" && stream?.unread) {
+        await releaseClaim(call, mark);
+        return notTyped(UNREAD);
+      }
       context = {
         runner,
         request,
@@ -446,10 +480,14 @@ function keepOutput(context: RunContext, run: { ended: boolean; shown: number })
 /** A result with how a run ended, as its trailer reported it. */
 function withEnd(result: RunResult, end: RunEnd | null): RunResult {
   if (end === null) return { ...result, no_status_reason: NO_STATUS.invalid };
-  if (end.kind === "refused") {
-    return { ...result, ...NO_OUTPUT, started: false, not_started_reason: end.reason };
+  switch (end.kind) {
+    case "refused":
+      return { ...result, ...NO_OUTPUT, started: false, not_started_reason: end.reason };
+    case "killed":
+      return { ...result, no_status_reason: killedReason(end.status) };
+    case "exit":
+      return { ...result, exit_status: end.status };
   }
-  return { ...result, exit_status: end.status };
 }
 
 /** The result of a run whose end marker came through the stream. */
@@ -616,10 +654,7 @@ async function typeLine(
 ): Promise<string | null> {
   const { socket, paneId, names } = call;
   const claim = ["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN];
-  const paste = [
-    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${line.typed}\r`, THEN],
-    ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
-  ];
+  const paste = pasteCommands(call, line.typed);
   const { buffered } = line;
   const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
   const args = buffered === null
@@ -636,13 +671,32 @@ async function typeLine(
         ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],
       ]).catch(() => "")).trim();
     }
-    await deleteUnfetched(call);
-    await runTmux(socket, [
-      ...["if-shell", "-F", "-t", paneId, `#{==:#{${RUNNING_OPTION}},${line.mark}}`],
-      `set-option -p -u -t ${paneId} ${RUNNING_OPTION}`,
-    ]).catch(() => {});
+    await releaseClaim(call, line.mark);
     throw error;
   }
+}
+
+/** The tmux commands that paste a line into the call's pane alone, after C-u, with a CR. */
+function pasteCommands(call: PaneCall, typed: string): string[] {
+  const { paneId, names } = call;
+  return [
+    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
+    ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+  ];
+}
+
+/** Types a line again (the mark is the call's already). */
+async function pasteLine(call: PaneCall, typed: string): Promise<void> {
+  await runTmux(call.socket, pasteCommands(call, typed));
+}
+
+/** Clears what a call that ran nothing leaves: its running mark (while still its), its buffers. */
+async function releaseClaim(call: PaneCall, mark: string): Promise<void> {
+  await runTmux(call.socket, [
+    ...["if-shell", "-F", "-t", call.paneId, `#{==:#{${RUNNING_OPTION}},${mark}}`],
+    `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION}`,
+  ]).catch(() => {});
+  await deleteUnfetched(call);
 }
 
 /** Deletes the buffers of a call whose shell never fetched them. */

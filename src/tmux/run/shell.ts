@@ -44,12 +44,28 @@ const UNSUPPORTED_SHELLS = new Set([
   "ion",
 ]);
 
+/** A command name as a program's name: no login dash, no directory. */
+function programName(name: string): string {
+  return name.trim().replace(/^-/, "").split("/").at(-1) ?? "";
+}
+
 /** Classifies a pane's foreground command name (`#{pane_current_command}`). */
 export function classifyProcess(name: string): ProcessKind {
-  const base = name.trim().replace(/^-/, "").split("/").at(-1) ?? "";
+  const base = programName(name);
   if (POSIX_SHELLS.has(base)) return "posix_shell";
   if (UNSUPPORTED_SHELLS.has(base)) return "unsupported_shell";
   return "other";
+}
+
+/** Shells whose line editor switches bracketed paste on while it reads a command line. */
+const BRACKETED_PASTE_SHELLS = new Set(["bash", "rbash", "zsh"]);
+
+/**
+ * Whether the shell named `name` tells by bracketed paste when it reads a command line (bash's
+ * readline, zsh's zle). Others (dash, ksh...) never do: whether they read cannot be seen.
+ */
+export function showsLineEditor(name: string): boolean {
+  return BRACKETED_PASTE_SHELLS.has(programName(name));
 }
 
 /** Quotes text as one POSIX shell word. */
@@ -117,17 +133,21 @@ export function markNonce(mark: string): string | null {
 }
 
 /**
- * How a run ended, as its trailer reports it: the command's exit status, or why the function
- * refused to run the command it fetched from a buffer.
+ * How a run ended, as its trailer reports it: the command's exit status; why the function
+ * refused to run the command it fetched from a buffer; or the status the shell saw when the
+ * function's subshell was killed or stopped before its trailer (128 + the signal).
  */
 export type RunEnd =
   | { kind: "exit"; status: number }
-  | { kind: "refused"; reason: string };
+  | { kind: "refused"; reason: string }
+  | { kind: "killed"; status: number };
 
 /** The status field the trailer writes when the fetched command was not the one sent. */
 const TAMPERED = "x";
 /** The status field the trailer writes when the pane's shell has no SHA-256 tool. */
 const NO_HASH_TOOL = "n";
+/** The status field's prefix when the function's subshell ended before its trailer. */
+const KILLED = "k";
 
 /** Why a run was refused, by the trailer's status field. */
 const REFUSALS: Record<string, string> = {
@@ -138,11 +158,47 @@ const REFUSALS: Record<string, string> = {
     "nothing was run; send a shorter plain-ASCII command",
 };
 
-/** Parses a trailer's status field strictly: 0 to 255, or a refusal code; null otherwise. */
+/** Signal names by number (Linux), for the ones a command's shell sees most. */
+const SIGNALS: Record<number, string> = {
+  1: "SIGHUP",
+  2: "SIGINT",
+  3: "SIGQUIT",
+  6: "SIGABRT",
+  9: "SIGKILL",
+  13: "SIGPIPE",
+  15: "SIGTERM",
+  19: "SIGSTOP",
+  20: "SIGTSTP",
+  21: "SIGTTIN",
+  22: "SIGTTOU",
+};
+
+/** Signals that stop a process rather than end it. */
+const STOPS = new Set([19, 20, 21, 22]);
+
+/** Why a run whose subshell ended before its trailer (shell status 128 + signal) has no status. */
+export function killedReason(status: number): string {
+  const signal = status - 128;
+  const name = SIGNALS[signal] ?? `signal ${signal}`;
+  return STOPS.has(signal)
+    ? `the command was stopped (${name}, C-z) and the shell took the terminal back: the run is ` +
+      "over for this server (fg in the pane would resume it, outside any run)"
+    : `the subshell running the command was killed (${name}) before it could report the ` +
+      "command's status";
+}
+
+/**
+ * Parses a trailer's status field strictly: 0 to 255, a refusal code, or `k` and 128 to 255;
+ * null otherwise.
+ */
 export function parseRunEnd(text: string): RunEnd | null {
   if (/^(?:0|[1-9]\d{0,2})$/.test(text)) {
     const status = Number(text);
     return status <= 255 ? { kind: "exit", status } : null;
+  }
+  if (/^k1\d\d$|^k2[0-4]\d$|^k25[0-5]$/.test(text)) {
+    const status = Number(text.slice(KILLED.length));
+    return status >= 128 ? { kind: "killed", status } : null;
   }
   const reason = REFUSALS[text];
   return reason === undefined ? null : { kind: "refused", reason };
@@ -169,16 +225,41 @@ export interface RunFunction {
   definition: string;
 }
 
+/** Stands for the function's name (a digest of its text) in that text. */
+const NAME = "\0";
+
 /** Shell variables of the function: the command, its hash, its status (none names the run). */
-const V = { command: "__tmux_mcp_c", hash: "__tmux_mcp_h", status: "__tmux_mcp_s" };
+const V = {
+  command: "__tmux_mcp_c",
+  hash: "__tmux_mcp_h",
+  status: "__tmux_mcp_s",
+  source: "__tmux_mcp_p",
+};
+
+/**
+ * The environment a command runs in unless the call lets programs page: a pager would hold the
+ * terminal until someone presses q, so pagers print straight through instead.
+ */
+export const PLAIN_PAGERS: Readonly<Record<string, string>> = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  MANPAGER: "cat",
+  SYSTEMD_PAGER: "cat",
+  GH_PAGER: "cat",
+  PSQL_PAGER: "cat",
+  BAT_PAGER: "cat",
+  AWS_PAGER: "",
+};
 
 /**
  * The function that runs one call in a pane's shell. It is defined in the typed line of a
  * shell's first call (nothing is evaluated from a buffer another tmux client could rewrite), so
  * later lines stay short. Arguments: the call's channel, the pane id, the `#{pane_path}` to put
  * back, 1 when the server waits on the channel (0: it follows the byte stream), then `c` and the
- * command, or `h` and the SHA-256 of the command waiting in the call's buffer. Its body, a
- * subshell:
+ * command, or `h` and the SHA-256 of the command waiting in the call's buffer; after the `c` or
+ * `h`, `p` leaves the command's pagers as they are (else {@linkcode PLAIN_PAGERS}) and `s` keeps
+ * the typed line out of bash's history. Its body (a
+ * second function, `<name>b`) runs in a subshell that:
  * - turns off tracing and a DEBUG trap (they would print the bookkeeping into the output) and
  *   errexit, and survives Ctrl-C, Ctrl-\ and SIGTERM, which end only the command;
  * - fetches a buffered command and runs it only if its hash matches;
@@ -193,26 +274,34 @@ const V = { command: "__tmux_mcp_c", hash: "__tmux_mcp_h", status: "__tmux_mcp_s
  *   either signals the channel and keeps the option (the server waits on it, or the run timed out
  *   and has a record) or removes the option (the server read the status from the stream);
  * - never waits for the server; puts the pane path back and exits with the command's status.
+ *
+ * Then, in the calling shell: a subshell that was killed (SIGKILL) or stopped (C-z) before its
+ * trailer leaves the shell a status of 128 and more, and the run is ended for it: an end marker
+ * `k<status>`, and in one tmux command, only while the running mark is still this call's, the
+ * mark cleared and the status kept or signalled as a trailer does. A run never outlives the
+ * shell's return to its prompt.
  */
 export async function runFunction(socketPath: string): Promise<RunFunction> {
   const tmux = `command tmux -S ${shellQuote(socketPath)}`;
   const marker = (format: string, ...words: string[]) =>
     `printf '\\033\\\\\\033]7;${format}\\033\\\\' ${words.join(" ")}`;
-  const { command, hash, status } = V;
+  const { command, hash, status, source } = V;
+  const plain = Object.entries(PLAIN_PAGERS).map(([name, value]) => `${name}=${value}`).join(" ");
   const hashers = ["sha256sum", "shasum -a 256", "openssl dgst -sha256"]
     .map((tool) => `printf %s "$${command}" | command ${tool}`).join(" || ");
   const body = [
     "set +exv",
     `[ -z "\${BASH_VERSION-}\${ZSH_VERSION-}" ] || trap - DEBUG`,
     "trap : INT QUIT TERM",
-    `${command}=$6 ${status}=`,
-    `if [ "$5" = h ]; then ` +
+    `${command}=$6 ${status}= ${source}=$5`,
+    `case $5 in h*) ` +
     `${command}=$(${tmux} show-buffer -b "$1_c" \\; delete-buffer -b "$1_c" 2>/dev/null); ` +
     `${hash}=$( { ${hashers}; } 2>/dev/null); ` +
     `case $${hash} in *"$6"*) ;; '') ${status}=${NO_HASH_TOOL} ;; *) ${status}=${TAMPERED} ;; ` +
-    `esac; fi`,
+    `esac ;; esac`,
     `if [ -z "$${status}" ]; then ${marker("%s_s", '"$1"')}; ` +
-    `(set --; eval "$${command}"); ${status}=$?; fi`,
+    `(set --; case $${source} in *p*) ;; *) export ${plain} ;; esac; eval "$${command}"); ` +
+    `${status}=$?; fi`,
     marker("%s_e%s", '"$1"', `"$${status}"`),
     `${tmux} set-option -p -F -t "$2" "@$1" ` +
     `"$${status}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
@@ -224,10 +313,28 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `case $${status} in [0-9]*) exit "$${status}" ;; esac`,
     "exit 126",
   ];
-  const text = `( ${body.join("; ")}; )`;
+  // In the calling shell once the subshell is gone: its status, then the arguments.
+  const mark = `#{==:#{${RUNNING_OPTION}},$2:#{pane_pid}}`;
+  const record = `#{@${NAME_PREFIX}run_\${2#${NAME_PREFIX}}}`;
+  const guard = [
+    `set -- "$?" "$@"`,
+    // bash keeps a line that starts with a space unless HISTCONTROL says ignorespace.
+    `case $6 in *s*) [ -z "\${BASH_VERSION-}" ] || case :\${HISTCONTROL-}: in ` +
+    `*:ignorespace:* | *:ignoreboth:*) ;; *) ! [ -o history ] || history -d -1 2>/dev/null ;; ` +
+    `esac ;; esac`,
+    `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
+    `${tmux} if-shell -F -t "$3" "${mark}" "set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
+    `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
+    `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ` +
+    `'set-option -p -u -t $3 @$2'"; ${marker("%s", '"$4"')}; }`,
+    `return "$1"`,
+  ];
+  // The body is a function of its own, so a shell's job messages ("Stopped") name it briefly.
+  const text = `${NAME}b() { ${body.join("; ")}; }; ` +
+    `${NAME}() { ( ${NAME}b "$@" ); ${guard.join("; ")}; }`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
-  return { name, definition: `${name}() ${text}` };
+  return { name, definition: text.replaceAll(NAME, name) };
 }
 
 /** How the command reaches the shell: typed inline, or from the call's buffer by its hash. */
@@ -243,12 +350,14 @@ export interface TypedLineOptions {
   define: boolean;
   /** The pane's `#{pane_path}` (OSC 7) before the call, put back when the command has ended. */
   panePath: string;
-  /** Prefix a space so shells with ignorespace keep the line out of history. */
+  /** Keep the line out of history: a space first (ignorespace), and bash drops it otherwise. */
   suppressHistory: boolean;
   /** True: the server waits on the channel (the trailer signals it); false: it follows the stream. */
   waited: boolean;
   /** The command, or the hash of the command waiting in `names.commandBuffer`. */
   source: CommandSource;
+  /** Leave the pager variables as the shell has them (else {@linkcode PLAIN_PAGERS}). */
+  pagers: boolean;
 }
 
 /** A pane path worth putting back: printable ASCII, short (it is typed, quoted, in the line). */
@@ -267,7 +376,9 @@ export function buildTypedLine(options: TypedLineOptions): string {
     options.paneId,
     shellQuote(panePath),
     options.waited ? "1" : "0",
-    ...("inline" in source ? ["c", shellQuote(source.inline)] : ["h", source.sha256]),
+    ("inline" in source ? "c" : "h") + (options.pagers ? "p" : "") +
+    (options.suppressHistory ? "s" : ""),
+    "inline" in source ? shellQuote(source.inline) : source.sha256,
   ];
   const prefix = options.suppressHistory ? " " : "";
   const define = options.define ? `${options.run.definition}; ` : "";

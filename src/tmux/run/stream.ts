@@ -17,11 +17,24 @@ import { Utf8Check } from "./utf8.ts";
 const OSC7 = "\x1b]7;";
 const ST = "\x1b\\";
 
-/** The longest status field an end marker carries ("255"). */
-const STATUS_MAX = 3;
+/** The longest status field an end marker carries ("k255"). */
+const STATUS_MAX = 4;
 
 /** Text looked through after the end marker for the function's last OSC 7 before giving up. */
 const SETTLE_SCAN_MAX = 8192;
+
+/** A line editor switches bracketed paste off as it accepts a line, on as it reads the next. */
+const BRACKET_OFF = "\x1b[?2004l";
+const BRACKET_ON = "\x1b[?2004h";
+
+/** Text kept from before the start marker, for the shell's answer to the typed line. */
+const BEFORE_MAX = 512;
+
+/** The shell read the typed line and did not run the function. */
+export interface Unread {
+  /** The shell said it has no such command: it lacks the run function. */
+  lacksFunction: boolean;
+}
 
 /**
  * How many characters at the end of `text` could be the start of `marker` (which begins with
@@ -52,9 +65,22 @@ export class RunStream {
   #isSettled = false;
   #settled: Promise<void>;
   #markSettled!: () => void;
+  /** What the shell says when it has no run function (bash, dash and ksh, zsh). */
+  #missing: string[];
+  /** The last of the text before the start marker. */
+  #before = "";
+  /** A line editor accepted a line since the typing. */
+  #accepted = false;
+  #unread: Unread | null = null;
 
-  constructor(names: CallNames, output: RunOutput) {
+  /** `functionName`: the run function the typed line calls. */
+  constructor(names: CallNames, output: RunOutput, functionName: string) {
     this.#output = output;
+    this.#missing = [
+      `${functionName}: command not found`,
+      `${functionName}: not found`,
+      `command not found: ${functionName}`,
+    ];
     this.#reducer = new LineReducer(output);
     this.#start = `${OSC7}${names.startMarker}${ST}`;
     this.#end = `${OSC7}${endMarkerPrefix(names)}`;
@@ -84,6 +110,15 @@ export class RunStream {
   /** How the run ended (see {@linkcode RunStream.done}); null: its status field was not valid. */
   get end(): RunEnd | null | undefined {
     return this.#how;
+  }
+
+  /**
+   * Set when the shell answered the typed line without running the function: it said it has no
+   * such command, or its line editor (bash, zsh) reads again with no start marker in between
+   * (a continuation prompt took the line, say). The stream then counts as done.
+   */
+  get unread(): Unread | null {
+    return this.#unread;
   }
 
   /** Whether the pane wrote bytes that are not UTF-8 (they read as U+FFFD). */
@@ -126,6 +161,7 @@ export class RunStream {
       if (start < 0) {
         const keep = Math.max(markerStart(text, this.#start), markerStart(text, this.#end));
         this.#pending = text.slice(text.length - keep);
+        this.#watchUnread(text.slice(0, text.length - keep));
         return;
       }
       text = text.slice(start + this.#start.length);
@@ -142,6 +178,22 @@ export class RunStream {
     this.#reducer.push(text.slice(0, end));
     this.#reducer.finish();
     this.#finish(text.slice(end));
+  }
+
+  /** Looks in what the shell wrote before any marker for its answer to a line it did not run. */
+  #watchUnread(text: string): void {
+    const window = this.#before = (this.#before + text).slice(-BEFORE_MAX);
+    const lacksFunction = this.#missing.some((said) => window.includes(said));
+    // An accept that slid out of the window came before everything in it.
+    const off = window.lastIndexOf(BRACKET_OFF);
+    this.#accepted ||= off >= 0;
+    const readsAgain = this.#accepted && window.lastIndexOf(BRACKET_ON) > off;
+    if (!lacksFunction && !readsAgain) return;
+    this.#unread = { lacksFunction };
+    this.#phase = "after";
+    this.#isSettled = true;
+    this.#markEnded();
+    this.#markSettled();
   }
 
   /** Reads the status of an end marker at the start of `text`, or keeps it for more bytes. */

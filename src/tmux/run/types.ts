@@ -21,8 +21,10 @@ export interface RunRequest {
   timeout: number;
   /** How much output the result shows (the rest is kept for read_command_output). */
   budget: OutputBudget;
-  /** Prefix a space to keep the line out of shell history. */
+  /** Keep the typed line out of shell history. */
   suppressHistory: boolean;
+  /** Let programs start their pagers (else pagers print straight through: `PAGER=cat`...). */
+  pagers: boolean;
   /** Cancels the call (a cancelled call ends like a timed-out one). */
   signal?: AbortSignal;
   /** Called about once a second while waiting, with the output lines that are new since. */

@@ -77,7 +77,7 @@ const POSITION_MAX = 2 ** 31;
  * rewrite the option).
  */
 export function parseTrailerValue(value: string): Trailer | null {
-  const match = value.match(/^([0-9a-z]{1,3}):(\d{1,10}):(\d{1,10}):(\d{1,10}):(.*)$/s);
+  const match = value.match(/^([0-9a-z]{1,4}):(\d{1,10}):(\d{1,10}):(\d{1,10}):(.*)$/s);
   if (!match) return null;
   const numbers = [match[2], match[3], match[4]].map(Number);
   if (numbers.some((n) => n >= POSITION_MAX)) return null;
