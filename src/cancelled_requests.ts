@@ -10,6 +10,7 @@
  */
 
 import type { JSONRPCMessage, Transport } from "./deps.ts";
+import { hookTransport } from "./transport_hooks.ts";
 
 /** JSON-RPC error code for a request its sender cancelled (as LSP defines it). */
 const REQUEST_CANCELLED = -32800;
@@ -36,32 +37,22 @@ function cancelledId(message: JSONRPCMessage): Id | null {
 /** Wraps a transport so that cancelled requests get an answer that ends their response. */
 export function endCancelledRequests(inner: Transport): Transport {
   const inFlight = new Set<Id>();
-  const outer: Transport = {
-    start: () => inner.start(),
-    send: (message, options) => {
+  return hookTransport(inner, {
+    sending(message) {
       const id = responseId(message);
       if (id !== null) inFlight.delete(id);
-      return inner.send(message, options);
     },
-    close: () => inner.close(),
-    get sessionId(): string | undefined {
-      return inner.sessionId;
+    receiving(message, pass) {
+      const id = requestId(message);
+      if (id !== null && inFlight.size < IN_FLIGHT_MAX) inFlight.add(id);
+      pass();
+      const cancelled = cancelledId(message);
+      if (cancelled === null || !inFlight.delete(cancelled)) return;
+      inner.send({
+        jsonrpc: "2.0",
+        id: cancelled,
+        error: { code: REQUEST_CANCELLED, message: "request cancelled" },
+      }, { relatedRequestId: cancelled }).catch(() => {});
     },
-    setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
-  };
-  inner.onclose = () => outer.onclose?.();
-  inner.onerror = (error) => outer.onerror?.(error);
-  inner.onmessage = (message, extra) => {
-    const id = requestId(message);
-    if (id !== null && inFlight.size < IN_FLIGHT_MAX) inFlight.add(id);
-    outer.onmessage?.(message, extra);
-    const cancelled = cancelledId(message);
-    if (cancelled === null || !inFlight.delete(cancelled)) return;
-    inner.send({
-      jsonrpc: "2.0",
-      id: cancelled,
-      error: { code: REQUEST_CANCELLED, message: "request cancelled" },
-    }, { relatedRequestId: cancelled }).catch(() => {});
-  };
-  return outer;
+  });
 }

@@ -7,6 +7,7 @@
  */
 
 import type { JSONRPCMessage, Transport } from "./deps.ts";
+import { hookTransport } from "./transport_hooks.ts";
 
 const INVALID_PARAMS = -32602;
 
@@ -24,34 +25,24 @@ export function unknownToolCall(
 
 /** Wraps a transport so calls to unknown tools are answered before they reach the server. */
 export function rejectUnknownTools(inner: Transport, known: ReadonlySet<string>): Transport {
-  const outer: Transport = {
-    start: () => inner.start(),
-    send: (message, options) => inner.send(message, options),
-    close: () => inner.close(),
-    get sessionId(): string | undefined {
-      return inner.sessionId;
+  return hookTransport(inner, {
+    receiving(message, pass, fail) {
+      const unknown = unknownToolCall(message, known);
+      if (unknown === null) {
+        pass();
+        return;
+      }
+      inner.send({
+        jsonrpc: "2.0",
+        id: unknown.id,
+        error: {
+          code: INVALID_PARAMS,
+          // Names are short identifiers; anything else is not echoed.
+          message: /^[A-Za-z0-9_.-]{1,64}$/.test(unknown.name)
+            ? `unknown tool: ${unknown.name}`
+            : "unknown tool",
+        },
+      }, { relatedRequestId: unknown.id }).catch(fail);
     },
-    setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
-  };
-  inner.onclose = () => outer.onclose?.();
-  inner.onerror = (error) => outer.onerror?.(error);
-  inner.onmessage = (message, extra) => {
-    const unknown = unknownToolCall(message, known);
-    if (unknown === null) {
-      outer.onmessage?.(message, extra);
-      return;
-    }
-    inner.send({
-      jsonrpc: "2.0",
-      id: unknown.id,
-      error: {
-        code: INVALID_PARAMS,
-        // Names are short identifiers; anything else is not echoed.
-        message: /^[A-Za-z0-9_.-]{1,64}$/.test(unknown.name)
-          ? `unknown tool: ${unknown.name}`
-          : "unknown tool",
-      },
-    }, { relatedRequestId: unknown.id }).catch((error) => outer.onerror?.(error));
-  };
-  return outer;
+  });
 }

@@ -22,7 +22,7 @@ import {
   outputFields,
   type RunResult,
 } from "./types.ts";
-import { channelEnd, parseTrailerValue, waitForEnd } from "./wait.ts";
+import { channelEnd, parseTrailerValue, type Trailer, waitForEnd } from "./wait.ts";
 
 /** One wait_for_command request. */
 export interface ResumeRequest {
@@ -132,34 +132,25 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     elapsed_seconds: 0,
     ...NO_OUTPUT,
   };
+  const endedOutput = (end?: Trailer["end_position"]) =>
+    runOutput(runner, {
+      runId: request.runId,
+      call,
+      record,
+      budget: request.budget,
+      ended: true,
+      end,
+    });
   let result: RunResult;
   if (replaced()) {
     result = { ...finished, no_status_reason: NO_STATUS.replaced, anchor_lost: true };
-  } else if (trailer !== null && end?.kind === "exit") {
+  } else if (trailer !== null && (end?.kind === "exit" || end?.kind === "killed")) {
     result = {
       ...finished,
-      exit_status: end.status,
-      ...await runOutput(runner, {
-        runId: request.runId,
-        call,
-        record,
-        budget: request.budget,
-        ended: true,
-        end: trailer.end_position,
-      }),
-    };
-  } else if (trailer !== null && end?.kind === "killed") {
-    result = {
-      ...finished,
-      no_status_reason: killedReason(end.status),
-      ...await runOutput(runner, {
-        runId: request.runId,
-        call,
-        record,
-        budget: request.budget,
-        ended: true,
-        end: trailer.end_position,
-      }),
+      ...(end.kind === "exit"
+        ? { exit_status: end.status }
+        : { no_status_reason: killedReason(end.status) }),
+      ...await endedOutput(trailer.end_position),
     };
   } else if (end?.kind === "refused") {
     result = { ...finished, started: false, not_started_reason: end.reason };
@@ -167,13 +158,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     result = {
       ...finished,
       no_status_reason: state[names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalid,
-      ...await runOutput(runner, {
-        runId: request.runId,
-        call,
-        record,
-        budget: request.budget,
-        ended: true,
-      }),
+      ...await endedOutput(),
     };
   }
   await forgetRun(call);

@@ -9,7 +9,7 @@
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
 import { type SocketAddress, spawnRun, THEN } from "./exec.ts";
-import { type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
+import { allLines, type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 
 /**
@@ -131,11 +131,6 @@ function forged(control: Control, end: () => void): void {
 function fail(control: Control, error: TmuxError): void {
   control.alive = false;
   for (const pending of control.queue.splice(0)) pending.reject(error);
-}
-
-async function* allLines(started: StartedClient): AsyncGenerator<Uint8Array, void, undefined> {
-  yield started.first;
-  yield* started.lines;
 }
 
 async function readLoop(

@@ -43,6 +43,14 @@ export interface StartedClient {
   lines: AsyncGenerator<Uint8Array, void, undefined>;
 }
 
+/** Every line a started client wrote: its first, then the rest as they come. */
+export async function* allLines(
+  started: StartedClient,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  yield started.first;
+  yield* started.lines;
+}
+
 /** How long a new control client may take to write its first line. */
 const START_MS = 5000;
 

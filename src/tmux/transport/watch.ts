@@ -12,7 +12,7 @@
  */
 
 import type { SocketAddress } from "./exec.ts";
-import { type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
+import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
 
@@ -182,11 +182,6 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
     return;
   }
   if (watcher.awaited.size > 0) watcher.awaited.get(decoder.decode(line))?.();
-}
-
-async function* allLines(started: StartedClient): AsyncGenerator<Uint8Array, void, undefined> {
-  yield started.first;
-  yield* started.lines;
 }
 
 async function start(
