@@ -7,6 +7,7 @@
 import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
+import { DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
 import { randomHex } from "./hex.ts";
 import { isLoopback } from "./net.ts";
 
@@ -38,8 +39,10 @@ function policyFrom(flags: Flags, warnings: string[]): ToolPolicy {
   const { tier, valid } = parseTier(safety);
   if (!valid) warnings.push(`unknown safety tier ${JSON.stringify(safety)}: using readonly`);
   const only = flags.tools ?? permittedEnv("TMUX_MCP_TOOLS");
+  const toolsets = flags.toolsets ?? permittedEnv("TMUX_MCP_TOOLSETS");
   return {
     tier,
+    toolsets: toolsets === undefined ? DEFAULT_TOOLSETS : parseToolsets(toolsets),
     only: only === undefined ? null : nameList(only),
     with: nameList(flags.withTools ?? permittedEnv("TMUX_MCP_WITH_TOOLS")),
     exclude: nameList(flags.excludeTools ?? permittedEnv("TMUX_MCP_EXCLUDE_TOOLS")),
@@ -90,6 +93,8 @@ export function configFromFlags(flags: Flags): StartConfig {
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,
     control: !flags.noControl,
+    anySocket: flags.anySocket,
+    tmuxTmpdir: flags.tmuxTmpdir ?? permittedEnv("TMUX_MCP_TMUX_TMPDIR") ?? null,
   };
   if (!flags.http) {
     if (flags.host !== undefined || flags.port !== undefined) {

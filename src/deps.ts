@@ -23,6 +23,7 @@ export function loadHttpTransport(): Promise<
 export {
   isInitializeRequest,
   JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/types"
 export type {

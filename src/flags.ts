@@ -15,9 +15,12 @@ export interface Flags {
   host: string | undefined;
   port: string | undefined;
   socketName: string | undefined;
+  anySocket: boolean;
+  tmuxTmpdir: string | undefined;
   waitMaxSeconds: string | undefined;
   maxOutputBytes: string | undefined;
   safety: string | undefined;
+  toolsets: string | undefined;
   tools: string | undefined;
   excludeTools: string | undefined;
   withTools: string | undefined;
@@ -38,17 +41,24 @@ Usage: tmux-mcp [options]
   --http                     serve Streamable HTTP instead of stdio
   --host HOST                HTTP address (default 127.0.0.1; others need a token)
   --port PORT                HTTP port (default 8765; 0 picks a free one)
-  --socket-name NAME         default tmux -L socket (env TMUX_MCP_SOCKET_NAME)
+  --socket-name NAME         the tmux -L socket (env TMUX_MCP_SOCKET_NAME)
+  --any-socket               let calls name another tmux -L socket (socket_name); without it
+                             every call uses the server's
+  --tmux-tmpdir DIR          the directory tmux keeps its sockets under, as TMUX_TMPDIR says to a
+                             shell (clients start servers without it; env TMUX_MCP_TMUX_TMPDIR)
   --wait-max-seconds N       ceiling for any wait, 1..600 (default 30; env TMUX_MCP_WAIT_MAX_SECONDS)
   --max-output-bytes N       ceiling for the pane text one result shows, 4096..1048576 (default
                              262144; env TMUX_MCP_MAX_OUTPUT_BYTES); a call asks for less or more
                              with max_output_bytes (default 16384)
   --safety TIER              readonly | mutating | destructive (default mutating; env TMUX_MCP_SAFETY);
                              an unknown tier fails closed to readonly
-  --tools A,B                offer only these tools (within the tier)
+  --toolsets A,B             offer these toolsets (within the tier; default core; env
+                             TMUX_MCP_TOOLSETS): core, read, input, info, layout, options,
+                             channels, recovery, compat, or all
+  --tools A,B                offer only these tools (within the tier), whatever their toolset
   --exclude-tools A,B        never offer these tools
-  --with-tools A,B           also offer these opt-in tools (run_shell_command: run_command with
-                             the libtmux generation's camelCase contract)
+  --with-tools A,B           also offer these tools besides the toolsets' (run_shell_command:
+                             run_command with the libtmux generation's camelCase contract)
   --token-file PATH          HTTP bearer token read from a file (needs --allow-read=PATH);
                              required beyond loopback
   --token TOKEN              the token itself (env TMUX_MCP_TOKEN); visible to other users in ps,
@@ -77,9 +87,12 @@ export function parseFlags(args: readonly string[]): Flags {
       host: { type: "string" },
       port: { type: "string" },
       "socket-name": { type: "string" },
+      "any-socket": { type: "boolean" },
+      "tmux-tmpdir": { type: "string" },
       "wait-max-seconds": { type: "string" },
       "max-output-bytes": { type: "string" },
       safety: { type: "string" },
+      toolsets: { type: "string" },
       tools: { type: "string" },
       "exclude-tools": { type: "string" },
       "with-tools": { type: "string" },
@@ -102,9 +115,12 @@ export function parseFlags(args: readonly string[]): Flags {
     host: values.host,
     port: values.port,
     socketName: values["socket-name"],
+    anySocket: values["any-socket"] ?? false,
+    tmuxTmpdir: values["tmux-tmpdir"],
     waitMaxSeconds: values["wait-max-seconds"],
     maxOutputBytes: values["max-output-bytes"],
     safety: values.safety,
+    toolsets: values.toolsets,
     tools: values.tools,
     excludeTools: values["exclude-tools"],
     withTools: values["with-tools"],

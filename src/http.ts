@@ -12,8 +12,10 @@
  */
 
 import {
+  isInitializeRequest,
   loadHttpTransport,
   type McpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type WebStandardStreamableHTTPServerTransport,
 } from "./deps.ts";
 import { endCancelledRequests } from "./cancelled_requests.ts";
@@ -65,6 +67,32 @@ function jsonError(status: number, message: string): Response {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * A request without a session that would be refused anyway, answered before a session is made
+ * or, at the cap, evicted: one naming a protocol version this server does not speak (a client
+ * probing for the newest), one that is not JSON, and one that does not start a session.
+ */
+async function refusedWithoutSession(req: Request): Promise<Response | null> {
+  const version = req.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonError(
+      400,
+      `unsupported protocol version: this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await req.clone().text());
+  } catch {
+    return jsonError(400, "parse error: the body is not JSON");
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (!messages.some((message) => isInitializeRequest(message))) {
+    return jsonError(400, "bad request: no session id (a session starts with initialize)");
+  }
+  return null;
+}
 
 /** Compares two strings in time that depends only on their lengths. */
 export function constantTimeEqual(a: string, b: string): boolean {
@@ -218,6 +246,8 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
       if (req.method !== "POST") return jsonError(400, "bad request: no session id");
+      const refused = await refusedWithoutSession(req);
+      if (refused !== null) return refused;
       if (sessions.size >= maxSessions && !await evictIdleSession()) {
         return jsonError(503, "too many sessions, all busy: close one (DELETE) or try later");
       }

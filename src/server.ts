@@ -6,7 +6,14 @@
 
 import { type JsonSchemaValidatorProvider, McpServer, type Transport } from "./deps.ts";
 import { createTmuxClient, TmuxError, tmuxVersion } from "./tmux/mod.ts";
-import { offeredTools, registerTools, type ServerConfig, type ToolContext } from "./tools/mod.ts";
+import {
+  availableToolsets,
+  offeredTools,
+  registerTools,
+  type ServerConfig,
+  type ToolContext,
+} from "./tools/mod.ts";
+import { leanToolList } from "./lean_tool_list.ts";
 import { rejectUnknownTools } from "./tool_guard.ts";
 import { SERVER_INFO } from "./version.ts";
 
@@ -17,8 +24,13 @@ export function createToolContext(config: ServerConfig): ToolContext {
   return {
     config,
     // A readonly server attaches nothing to tmux: no focus events, no alert flags cleared.
-    tmux: createTmuxClient({ control: config.control, attach: config.policy.tier !== "readonly" }),
+    tmux: createTmuxClient({
+      control: config.control,
+      attach: config.policy.tier !== "readonly",
+      tmpdir: config.tmuxTmpdir,
+    }),
     offered: offeredTools(config.policy),
+    available: availableToolsets(config.policy),
   };
 }
 
@@ -47,7 +59,7 @@ export async function connectServer(
     jsonSchemaValidator: NO_ELICITATION,
   });
   registerTools(server, context);
-  await server.connect(rejectUnknownTools(transport, context.offered));
+  await server.connect(rejectUnknownTools(leanToolList(transport), context.offered));
   return server;
 }
 

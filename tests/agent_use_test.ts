@@ -21,7 +21,7 @@ async function refused(conn: Connection, name: string, args: Json): Promise<stri
 }
 
 Deno.test("keys, cursors and waits as an agent uses them", async (t) => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     const screen = async () =>
       (await tmux.run("capture-pane", "-p", "-J", "-t", pane)).trimEnd().split("\n");
@@ -143,7 +143,7 @@ async function runSubshell(tmux: { run(...args: string[]): Promise<string> }, pa
 }
 
 Deno.test("no run outlives its shell's return to the prompt", async (t) => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     const timedOut = async (command: string): Promise<string> => {
       const run = await ok(conn, "run_command", { pane_id: pane, command, timeout: 0.5 });
@@ -261,7 +261,7 @@ Deno.test("git log prints through; with its pager on, the timeout shows less wai
     await writer.write(new TextEncoder().encode(stream));
     await writer.close();
     assert((await child.status).success, "git fast-import");
-    await withServer("stdio", {}, async (conn, tmux) => {
+    await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
       // What a client's stripped environment leaves: no PAGER, so git starts less.
       const pane = await tmux.newPane(
         "env -u PAGER -u GIT_PAGER -u LESS PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile",
@@ -296,7 +296,7 @@ Deno.test("git log prints through; with its pager on, the timeout shows less wai
 });
 
 Deno.test("the smaller points: directories, no server, case, names, busy panes", async (t) => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     await t.step("new windows and panes start where their target pane is", async () => {
       const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-cwd-" });
       try {
@@ -374,7 +374,7 @@ Deno.test("list_sessions with no tmux server answers none, and starts none", asy
 });
 
 Deno.test("a line a continuation prompt takes is answered at once, not at the timeout", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     await ok(conn, "run_command", { pane_id: pane, command: "true" });
     // An unclosed quote typed by someone: the shell waits for the rest at its PS2 prompt.

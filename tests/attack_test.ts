@@ -19,63 +19,71 @@ async function call(conn: Connection, name: string, args: Json): Promise<CallToo
 }
 
 Deno.test("readonly: no format a caller writes can run a shell job, whatever the pane stored", async () => {
-  await withServer("stdio", { extraArgs: ["--safety", "readonly"] }, async (conn, tmux) => {
-    const dir = await Deno.makeTempDir();
-    try {
-      const marker = `${dir}/ran`;
-      const job = `#(touch ${marker})`;
-      // A hostile program stores a shell job in the pane's title and path.
-      await tmux.run("send-keys", "-t", tmux.paneId, "-l", `printf '\\033]2;${job}\\033\\\\'\r`);
-      await until(
-        "the title is set",
-        async () =>
-          (await tmux.run("display-message", "-p", "-t", tmux.paneId, "#{pane_title}")).trim() ===
-            job,
-      );
-      const formats = [
-        "#{E;=999:pane_title}",
-        "#{T;=9:pane_title}",
-        "#{E;s/X/Y/:pane_title}",
-        "#{S:#{E:pane_title}}",
-        "#{P:#{E:pane_title}}",
-        "#{W:#{E:pane_title}}",
-        "#{#{E:pane_title}}",
-        "#{E:pane_title}",
-        "#{T:pane_title}",
-        "#{?pane_active,#{E:pane_title},}",
-        "#{l:#(true)}",
-        job,
-        "##(true)#(true)",
-        "#[fg=red]",
-        "#{pane_title",
-        "#",
-      ];
-      for (const format of formats) {
-        const result = await call(conn, "display_message", { pane_id: tmux.paneId, format });
-        assertEquals(result.isError, true, `${format} was accepted: ${textOf(result)}`);
-        assertMatch(textOf(result), /^invalid_argument: format refused/);
+  await withServer(
+    "stdio",
+    { extraArgs: ["--safety", "readonly", "--toolsets", "all"] },
+    async (conn, tmux) => {
+      const dir = await Deno.makeTempDir();
+      try {
+        const marker = `${dir}/ran`;
+        const job = `#(touch ${marker})`;
+        // A hostile program stores a shell job in the pane's title and path.
+        await tmux.run("send-keys", "-t", tmux.paneId, "-l", `printf '\\033]2;${job}\\033\\\\'\r`);
+        await until(
+          "the title is set",
+          async () =>
+            (await tmux.run("display-message", "-p", "-t", tmux.paneId, "#{pane_title}")).trim() ===
+              job,
+        );
+        const formats = [
+          "#{E;=999:pane_title}",
+          "#{T;=9:pane_title}",
+          "#{E;s/X/Y/:pane_title}",
+          "#{S:#{E:pane_title}}",
+          "#{P:#{E:pane_title}}",
+          "#{W:#{E:pane_title}}",
+          "#{#{E:pane_title}}",
+          "#{E:pane_title}",
+          "#{T:pane_title}",
+          "#{?pane_active,#{E:pane_title},}",
+          "#{l:#(true)}",
+          job,
+          "##(true)#(true)",
+          "#[fg=red]",
+          "#{pane_title",
+          "#",
+        ];
+        for (const format of formats) {
+          const result = await call(conn, "display_message", { pane_id: tmux.paneId, format });
+          assertEquals(result.isError, true, `${format} was accepted: ${textOf(result)}`);
+          assertMatch(textOf(result), /^invalid_argument: format refused/);
+        }
+        // Give a job that did start time to run, then look.
+        await new Promise((r) => setTimeout(r, 300));
+        assertEquals(
+          await Deno.stat(marker).then(() => true, () => false),
+          false,
+          "a shell job ran",
+        );
+        const plain = await call(conn, "display_message", {
+          pane_id: tmux.paneId,
+          format: "#{pane_title} ## #S #{session_name}:#{@unset_option} #{pane_id}",
+        });
+        assert(!plain.isError, textOf(plain));
+        assertEquals(
+          (plain.structuredContent as Json).text,
+          `${job} # main main: ${tmux.paneId}`,
+        );
+        await assertNoLeftovers(tmux, conn.serverPid);
+      } finally {
+        await Deno.remove(dir, { recursive: true });
       }
-      // Give a job that did start time to run, then look.
-      await new Promise((r) => setTimeout(r, 300));
-      assertEquals(await Deno.stat(marker).then(() => true, () => false), false, "a shell job ran");
-      const plain = await call(conn, "display_message", {
-        pane_id: tmux.paneId,
-        format: "#{pane_title} ## #S #{session_name}:#{@unset_option} #{pane_id}",
-      });
-      assert(!plain.isError, textOf(plain));
-      assertEquals(
-        (plain.structuredContent as Json).text,
-        `${job} # main main: ${tmux.paneId}`,
-      );
-      await assertNoLeftovers(tmux, conn.serverPid);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  });
+    },
+  );
 });
 
 Deno.test("names are stored exactly as given or refused", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const good = `✓€ a-b_c d+e=f@g%h,i/j~k!l?m&n|o*p^q'r"s\`t<u>v(w)x[y]z{1};2#3##4 日本 é`;
     const created = await call(conn, "create_session", { name: good, window_name: `w ${good}` });
     assert(!created.isError, textOf(created));
@@ -186,7 +194,7 @@ Deno.test("stdio: a line over the size limit, or not JSON-RPC, is answered with 
 });
 
 Deno.test("pane text that ends a control-mode block early cannot shorten a result", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     // tmux numbers commands with one counter for all clients: a program in a pane can learn it.
     const probe = new Deno.Command("tmux", {
       args: ["-L", tmux.socketName, "-C", "attach", "-t", "main"],

@@ -1,7 +1,14 @@
 // The server launched the way MCP clients launch it: the SDK's StdioClientTransport with its
 // default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER: no LANG, no LC_*).
 
-import { assert, assertEquals, type CallToolResult, Client, StdioClientTransport } from "./deps.ts";
+import {
+  assert,
+  assertEquals,
+  type CallToolResult,
+  Client,
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "./deps.ts";
 import { serverCommand, textOf } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
@@ -12,12 +19,16 @@ Deno.test("launched with a client's default environment, every tool family works
   const client = new Client({ name: "tmux-mcp-launch-test", version: "0" });
   const [command, ...args] = serverCommand("stdio", {
     socketName: tmux.socketName,
-    extraArgs: ["--safety", "destructive"],
+    extraArgs: ["--safety", "destructive", "--toolsets", "all"],
   });
+  // A tmux under a TMUX_TMPDIR of its own is found when the client passes the entry, as the
+  // README shows; otherwise the environment is the client's default.
+  const tmpdir = Deno.env.get("TMUX_TMPDIR");
   const transport = new StdioClientTransport({
     command,
     args,
     stderr: "pipe",
+    ...(tmpdir ? { env: { ...getDefaultEnvironment(), TMUX_TMPDIR: tmpdir } } : {}),
   });
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool({ name, arguments: args }) as CallToolResult;

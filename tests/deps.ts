@@ -9,4 +9,7 @@ export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 export type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 export { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
-export { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+export {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "@modelcontextprotocol/sdk/client/stdio.js";

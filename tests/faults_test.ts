@@ -15,7 +15,7 @@ async function started(tmux: TestTmux, pane: string): Promise<void> {
 }
 
 Deno.test("tmux server killed during run_command and wait_for_text: tmux_unavailable", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--any-socket"] }, async (conn, tmux) => {
     const running = conn.client.callTool({
       name: "run_command",
       arguments: { command: "sleep 20", pane_id: tmux.paneId, timeout: 25 },

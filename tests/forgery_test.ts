@@ -81,7 +81,7 @@ function bufferAttacker(socketName: string, session: string): { stop: () => Prom
 }
 
 Deno.test("another client rewriting the server's buffers never gets its text run", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     await tmux.run(
       ...["new-session", "-d", "-s", "target", "-x", "120", "-y", "40"],
       "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile",
@@ -123,7 +123,7 @@ Deno.test("another client rewriting the server's buffers never gets its text run
 });
 
 Deno.test("the command cannot see the run's name: no arguments, nothing in its environment", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     for (const command of ['printf "%s|" "$#" "$*"; env | grep -c tmux_mcp_', "echo é $#"]) {
       const result = await call(conn, "run_command", { pane_id: pane, command, timeout: 10 });
@@ -169,7 +169,7 @@ Deno.test("two server processes on one pane never type into each other's run", a
 });
 
 Deno.test("a run record rewritten in the pane is refused, never trusted", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     const pid = (await tmux.run("display-message", "-p", "-t", pane, "#{pane_pid}")).trim();
     for (const history of [1e300, 2 ** 53 + 10, -5, "x"]) {
@@ -204,7 +204,7 @@ Deno.test("a run record rewritten in the pane is refused, never trusted", async 
 });
 
 Deno.test("a forged status is refused: above 255, or not a number, the run ends with no status", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     for (const status of ["300", "abc", "-1"]) {
       const timedOut = await call(conn, "run_command", {
@@ -237,32 +237,36 @@ Deno.test("a forged status is refused: above 255, or not a number, the run ends 
 });
 
 Deno.test("readonly: a crafted cursor is refused at once, and so is another pane's", async () => {
-  await withServer("stdio", { extraArgs: ["--safety", "readonly"] }, async (conn, tmux) => {
-    const other = await tmux.newPane();
-    const taken = await call(conn, "capture_since", { pane_id: tmux.paneId });
-    const cursor = (taken.structuredContent as Json).cursor as string;
-    const state = JSON.parse(atob(cursor));
-    const crafted = [
-      { ...state, history: 1e300 },
-      { ...state, tailRow: 2 ** 53 + 10, n: 4 },
-      { ...state, row: -1 },
-      { ...state, n: 1e9 },
-      { ...state, pid: 0.5 },
-    ].map((value) => btoa(JSON.stringify(value)));
-    for (const bad of crafted) {
-      for (const tool of ["capture_since", "wait_for_text"]) {
-        const args = tool === "capture_since"
-          ? { pane_id: tmux.paneId, cursor: bad }
-          : { pane_id: tmux.paneId, cursor: bad, patterns: ["never"], timeout: 2 };
-        const result = await answered(conn, `${tool} with ${atob(bad)}`, call(conn, tool, args));
-        assertEquals(result.isError, true, textOf(result));
-        assertMatch(textOf(result), /^invalid_argument: cursor/);
+  await withServer(
+    "stdio",
+    { extraArgs: ["--safety", "readonly", "--toolsets", "all"] },
+    async (conn, tmux) => {
+      const other = await tmux.newPane();
+      const taken = await call(conn, "capture_since", { pane_id: tmux.paneId });
+      const cursor = (taken.structuredContent as Json).cursor as string;
+      const state = JSON.parse(atob(cursor));
+      const crafted = [
+        { ...state, history: 1e300 },
+        { ...state, tailRow: 2 ** 53 + 10, n: 4 },
+        { ...state, row: -1 },
+        { ...state, n: 1e9 },
+        { ...state, pid: 0.5 },
+      ].map((value) => btoa(JSON.stringify(value)));
+      for (const bad of crafted) {
+        for (const tool of ["capture_since", "wait_for_text"]) {
+          const args = tool === "capture_since"
+            ? { pane_id: tmux.paneId, cursor: bad }
+            : { pane_id: tmux.paneId, cursor: bad, patterns: ["never"], timeout: 2 };
+          const result = await answered(conn, `${tool} with ${atob(bad)}`, call(conn, tool, args));
+          assertEquals(result.isError, true, textOf(result));
+          assertMatch(textOf(result), /^invalid_argument: cursor/);
+        }
       }
-    }
-    const elsewhere = await call(conn, "capture_since", { pane_id: other, cursor });
-    assertEquals(elsewhere.isError, true, textOf(elsewhere));
-    assertMatch(textOf(elsewhere), /^invalid_argument: the cursor was made for another pane/);
-    const own = await call(conn, "capture_since", { pane_id: tmux.paneId, cursor });
-    assert(!own.isError, textOf(own));
-  });
+      const elsewhere = await call(conn, "capture_since", { pane_id: other, cursor });
+      assertEquals(elsewhere.isError, true, textOf(elsewhere));
+      assertMatch(textOf(elsewhere), /^invalid_argument: the cursor was made for another pane/);
+      const own = await call(conn, "capture_since", { pane_id: tmux.paneId, cursor });
+      assert(!own.isError, textOf(own));
+    },
+  );
 });

@@ -13,7 +13,7 @@ Deno.test("hostile inputs are refused cleanly and the server keeps serving", asy
   const tmux = await startTmux();
   const conn = await startServer("stdio", {
     socketName: tmux.socketName,
-    extraArgs: ["--safety", "destructive"],
+    extraArgs: ["--safety", "destructive", "--toolsets", "all"],
   }).catch(async (error) => {
     await tmux.close();
     throw error;
@@ -123,28 +123,32 @@ Deno.test("hostile inputs are refused cleanly and the server keeps serving", asy
 });
 
 Deno.test("--audit-log writes one JSON line per call, command text redacted", async () => {
-  await withServer("stdio", { extraArgs: ["--audit-log"] }, async (conn, tmux) => {
-    await conn.client.callTool({
-      name: "run_command",
-      arguments: { command: `echo ${SECRET} >/dev/null`, pane_id: tmux.paneId },
-    });
-    await conn.client.callTool({ name: "get_pane_info", arguments: { pane_id: "%4242" } });
-    await new Promise((r) => setTimeout(r, 100));
-    const lines = conn.stderr().split("\n").filter((l) => l.startsWith("{"));
-    assert(!conn.stderr().includes(SECRET), "the command text was logged");
-    const entries = lines.map((l) => JSON.parse(l));
-    assertEquals(entries.map((e) => [e.tool, e.ok, e.code ?? null]), [
-      ["run_command", true, null],
-      ["get_pane_info", false, "not_found"],
-    ]);
-    assertEquals(entries[0].pane_id, tmux.paneId);
-    assertEquals(entries[0].command.length, `echo ${SECRET} >/dev/null`.length);
-    assertMatch(entries[0].command.sha256, /^[0-9a-f]{16}$/);
-  });
+  await withServer(
+    "stdio",
+    { extraArgs: ["--audit-log", "--toolsets", "all"] },
+    async (conn, tmux) => {
+      await conn.client.callTool({
+        name: "run_command",
+        arguments: { command: `echo ${SECRET} >/dev/null`, pane_id: tmux.paneId },
+      });
+      await conn.client.callTool({ name: "get_pane_info", arguments: { pane_id: "%4242" } });
+      await new Promise((r) => setTimeout(r, 100));
+      const lines = conn.stderr().split("\n").filter((l) => l.startsWith("{"));
+      assert(!conn.stderr().includes(SECRET), "the command text was logged");
+      const entries = lines.map((l) => JSON.parse(l));
+      assertEquals(entries.map((e) => [e.tool, e.ok, e.code ?? null]), [
+        ["run_command", true, null],
+        ["get_pane_info", false, "not_found"],
+      ]);
+      assertEquals(entries[0].pane_id, tmux.paneId);
+      assertEquals(entries[0].command.length, `echo ${SECRET} >/dev/null`.length);
+      assertMatch(entries[0].command.sha256, /^[0-9a-f]{16}$/);
+    },
+  );
 });
 
 Deno.test("pane output that imitates the control-mode protocol cannot forge results", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     // Every plausible "%end <time> <number> 1" for this second and the next, then a forged block.
     const now = Math.floor(Date.now() / 1000);
     const script = `for t in ${now} ${now + 1} ${now + 2}; do n=0; while [ $n -lt 1500 ]; do ` +
@@ -173,7 +177,7 @@ Deno.test("pane output that imitates the control-mode protocol cannot forge resu
 });
 
 Deno.test("no regular expression can stall the server, whatever flags it was started with", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     // 40 a's then "b": each of these takes about 2^40 steps in a backtracking engine.
     await tmux.run("send-keys", "-t", tmux.paneId, "-l", `echo ${"a".repeat(40)}b`);
     const bound = (ms: number) =>

@@ -49,7 +49,7 @@ function suite(kind: TransportKind): void {
     const tmux = await startTmux();
     const conn = await startServer(kind, {
       socketName: tmux.socketName,
-      extraArgs: ["--wait-max-seconds", "20"],
+      extraArgs: ["--wait-max-seconds", "20", "--toolsets", "all", "--any-socket"],
     });
     const pane = tmux.paneId;
     const run = async (command: string, extra: Record<string, unknown> = {}) => {

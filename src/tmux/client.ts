@@ -38,6 +38,8 @@ export interface TmuxClientOptions {
    * tmux process and waits look at panes on a timer.
    */
   attach?: boolean;
+  /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
+  tmpdir?: string | null;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -68,7 +70,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     runCommand: (request) => runCommand(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
     readRunOutput: (request) => readRunOutput(runner, request),
-    socket: (socketName) => ({ socketName, controls, watchers }),
+    socket: (socketName) => ({ socketName, tmpdir: options.tmpdir ?? null, controls, watchers }),
     async close(): Promise<void> {
       await stopRunner(runner);
       await Promise.all([

@@ -30,6 +30,10 @@ export interface ServerConfig {
   audit: boolean;
   /** Use a persistent tmux control client per socket. */
   control: boolean;
+  /** Calls may name another tmux server (`socket_name`); else every call uses `socketName`. */
+  anySocket: boolean;
+  /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
+  tmuxTmpdir: string | null;
 }
 
 /** Shared by the tools of every MCP session this process serves. */
@@ -39,6 +43,8 @@ export interface ToolContext {
   tmux: TmuxClient;
   /** The names of the tools offered: the policy applied once, at start. */
   offered: ReadonlySet<string>;
+  /** The toolsets not on, with the tools each would add within the tier. */
+  available: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The socket a call talks to: its own `socket_name`, else the server default. */

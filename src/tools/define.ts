@@ -73,8 +73,6 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
   output: O;
   /** Whether the tool reaches beyond tmux's own state (runs programs, types into shells). */
   openWorld?: boolean;
-  /** Offered only when named by --tools or --with-tools (an alias for other clients). */
-  optIn?: boolean;
   /** Whether it may destroy things (default: the destructive tier only). */
   destructive?: boolean;
   idempotent?: boolean;
@@ -168,16 +166,29 @@ interface ToolConfig {
   };
 }
 
-/** Each spec's schemas and annotations, built once per process, not once per HTTP session. */
+/**
+ * Each spec's schemas and annotations, built once per process (whose settings do not change), not
+ * once per HTTP session.
+ */
 const configs = new WeakMap<AnyToolSpec, ToolConfig>();
 
-function configOf(spec: AnyToolSpec): ToolConfig {
+/**
+ * The input a tool takes: `socket_name` only where calls may choose their tmux server
+ * (`--any-socket`); elsewhere the server's socket is the only one, and no schema repeats it.
+ */
+function inputOf(spec: AnyToolSpec, anySocket: boolean): z.ZodRawShape {
+  if (anySocket) return spec.input;
+  const { socket_name: _, ...input } = spec.input;
+  return input;
+}
+
+function configOf(spec: AnyToolSpec, anySocket: boolean): ToolConfig {
   let config = configs.get(spec);
   if (config === undefined) {
     config = {
       title: spec.title,
       description: spec.description,
-      inputSchema: z.strictObject(spec.input),
+      inputSchema: z.strictObject(inputOf(spec, anySocket)),
       outputSchema: z.object(spec.output),
       annotations: {
         title: spec.title,
@@ -194,7 +205,7 @@ function configOf(spec: AnyToolSpec): ToolConfig {
 
 /** Registers a tool (when the policy allows it) with error mapping and structured output. */
 export function registerSpec(server: McpServer, spec: AnyToolSpec, context: ToolContext): void {
-  server.registerTool(spec.name, configOf(spec), async (
+  server.registerTool(spec.name, configOf(spec, context.config.anySocket), async (
     args: Record<string, unknown>,
     extra: Extra,
   ): Promise<CallToolResult> => {

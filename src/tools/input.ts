@@ -10,7 +10,7 @@ import { type AnyToolSpec, defineTool } from "./define.ts";
 import { paneIdOutput, paneSpecShape } from "./schemas.ts";
 
 const forceSchema = z.boolean().default(false).describe(
-  "type even into a pane in copy-mode or another mode (the keys then go to the mode)",
+  "type even into a pane in copy-mode (the keys go to the mode)",
 );
 
 /** The input tools. */
@@ -20,21 +20,15 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Type into a pane",
-    description: "Types into a pane, for programs that read the keyboard (an editor, a REPL, a " +
-      "prompt): `text` is typed as it is, then `keys` are pressed by name (C-c, Enter, " +
-      "Escape, Up, Tab, F1, C-d, or one character), then Enter if enter: true. {keys: " +
-      "['C-c']} interrupts; {text: '1+1', enter: true} asks a REPL. To read the answer, call " +
-      "wait_for_text with the returned cursor and the prompt to wait for (e.g. '>>> '): it " +
-      "ignores the echo of what was typed and returns the new lines. To run a shell command " +
-      "and get its exit status, use run_command. Refused for a pane in copy-mode unless " +
-      "force: true.",
+    description: "Types into a pane for programs that read the keyboard (REPL, editor, " +
+      "prompt): `text` as it is, then `keys` by name, then Enter if enter. {keys: ['C-c']} " +
+      "interrupts. Read the answer with wait_for_text and the returned cursor. For shell " +
+      "commands use run_command. Refused in copy-mode unless force.",
     input: {
       ...paneSpecShape,
-      text: z.string().min(1).max(100000).nullable().optional().describe(
-        "text typed as it is (no key names): a REPL line, a password, an answer",
-      ),
+      text: z.string().min(1).max(100000).nullable().optional().describe("typed as it is"),
       keys: z.array(z.string().min(1).max(32)).max(100).default([]).describe(
-        "key names pressed after the text, e.g. ['C-c'], ['Escape'], ['Up', 'Enter']",
+        "then pressed: C-c, Enter, Escape, Up, Tab, F1, one character...",
       ),
       enter: z.boolean().default(false).describe("press Enter last"),
       force: forceSchema,

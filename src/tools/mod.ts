@@ -18,6 +18,7 @@ import { registerResources } from "./resources.ts";
 import { RUN_TOOLS } from "./run.ts";
 import { SESSION_TOOLS } from "./sessions.ts";
 import { WINDOW_TOOLS } from "./windows.ts";
+import { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
 
 export type { ServerConfig, ToolContext } from "./context.ts";
 export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
@@ -37,6 +38,18 @@ export const ALL_TOOLS: AnyToolSpec[] = [
 /** The names of the tools a policy offers: the only ones listed and callable. */
 export function offeredTools(policy: ToolPolicy): ReadonlySet<string> {
   return new Set(ALL_TOOLS.filter((spec) => allowed(spec, policy)).map((spec) => spec.name));
+}
+
+/** The toolsets a policy leaves off, with the tools each would add within its tier. */
+export function availableToolsets(policy: ToolPolicy): Record<string, string[]> {
+  return Object.fromEntries(
+    TOOLSET_NAMES.filter((set) => !policy.toolsets.includes(set)).map((set) => [
+      set,
+      ALL_TOOLS.filter((spec) =>
+        toolsetOf(spec.name) === set && allowed(spec, { ...policy, toolsets: [set], only: null })
+      ).map((spec) => spec.name),
+    ]),
+  );
 }
 
 /** Registers the offered tools, the resources and the prompts on one server. */

@@ -74,18 +74,17 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Split a pane",
-    description: "Splits a pane; the new pane goes right, left, below (down) or above (up) " +
-      "and runs a shell or `command`.",
+    description: "Splits a pane: a new pane beside it, running a shell or `command`.",
     input: {
       ...paneSpecShape,
       direction: z.enum(["right", "left", "down", "up"]).default("down").describe(
         "where the new pane goes",
       ),
       size: z.union([sizeSchema, z.string().regex(/^\d{1,2}%$/)]).nullable().optional()
-        .describe("the new pane's size: cells, or a percentage like '30%' (default: half)"),
+        .describe("cells, or like '30%' (default: half)"),
       start_directory: directorySchema,
       command: commandSchema,
-      select: z.boolean().default(false).describe("make the new pane the active one"),
+      select: z.boolean().default(false).describe("make it active"),
     },
     output: createdOutput,
     openWorld: true,

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { type Toolset, toolsetOf } from "./toolsets.ts";
+
 /** Safety tiers, each including the ones before it. */
 export const TIERS = ["readonly", "mutating", "destructive"] as const;
 
@@ -13,22 +15,23 @@ export type Tier = (typeof TIERS)[number];
 /** Which tools a server offers. */
 export interface ToolPolicy {
   tier: Tier;
-  /** Only these names (null: all within the tier but the opt-in ones). */
+  /** The toolsets offered (see toolsets.ts). */
+  toolsets: readonly Toolset[];
+  /** Only these names, whatever their set (null: the toolsets decide). */
   only: string[] | null;
-  /** Opt-in tools offered besides the default set. */
+  /** Tools offered besides the toolsets'. */
   with: string[];
   exclude: string[];
 }
 
-/** Whether a tool is offered under a policy. */
-export function allowed(
-  spec: { name: string; tier: Tier; optIn?: boolean },
-  policy: ToolPolicy,
-): boolean {
+/** Whether a tool is offered under a policy: within the tier, chosen, not excluded. */
+export function allowed(spec: { name: string; tier: Tier }, policy: ToolPolicy): boolean {
   if (TIERS.indexOf(spec.tier) > TIERS.indexOf(policy.tier)) return false;
-  if (policy.only !== null && !policy.only.includes(spec.name)) return false;
-  if (spec.optIn && policy.only === null && !policy.with.includes(spec.name)) return false;
-  return !policy.exclude.includes(spec.name);
+  const set = toolsetOf(spec.name);
+  const chosen = policy.only !== null
+    ? policy.only.includes(spec.name)
+    : (set !== undefined && policy.toolsets.includes(set)) || policy.with.includes(spec.name);
+  return chosen && !policy.exclude.includes(spec.name);
 }
 
 /** Reads a tier name; anything else fails closed to readonly. */

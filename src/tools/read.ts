@@ -36,16 +36,15 @@ export const READ_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "readonly",
     title: "Read a pane",
-    description: "Pane content as lines. start/end are rows: 0 is the top of the screen, " +
-      "negative rows reach into history; scrollback: true starts at the oldest history row. " +
-      "Trailing blank rows are dropped; max_lines keeps the tail.",
+    description: "Pane content as lines: rows start to end (0: the screen's top; negative: " +
+      "history).",
     input: {
       ...paneSpecShape,
       start: z.number().int().nullable().optional().describe("first row (default 0)"),
-      end: z.number().int().nullable().optional().describe("last row (default: screen bottom)"),
-      scrollback: z.boolean().default(false).describe("start at the oldest history row"),
-      join_wrapped: z.boolean().default(true).describe("join wrapped rows into one line"),
-      escapes: z.boolean().default(false).describe("keep colour/attribute escape sequences"),
+      end: z.number().int().nullable().optional().describe("last row (default: the bottom)"),
+      scrollback: z.boolean().default(false).describe("from the oldest history row"),
+      join_wrapped: z.boolean().default(true).describe("join wrapped rows"),
+      escapes: z.boolean().default(false).describe("keep colour escapes"),
       max_lines: maxLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
     },
@@ -199,28 +198,22 @@ export const READ_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "readonly",
     title: "Wait for text in a pane",
-    description: "Waits until one of `patterns` appears in output that is new since the call " +
-      "began, or since `cursor`, and returns that new output (lines) and a cursor for what " +
-      "follows. With the cursor send_keys returned, output printed before the wait started " +
-      "still counts and the echo of the typed text does not: to ask a REPL, send_keys {text: " +
-      "'1+1', enter: true}, then wait_for_text {cursor, patterns: ['>>> ']} (the prompt's " +
-      "return means the answer is whole; '$ ' for a shell, 'sqlite> ', '(gdb) '...). Literal, " +
-      "or regular expressions with regex: true. A stop pattern ends the wait as 'stopped'; a " +
-      "full-screen program ends it as 'alternate_screen'. Sends progress notifications when " +
-      "the request carries a progress token.",
+    description: "Waits for one of `patterns` in output new since the call (or since " +
+      "`cursor`) and returns that output and a cursor. From send_keys's cursor the typed " +
+      "text's echo never matches: ask a REPL with send_keys {text: '1+1', enter: true}, then " +
+      "wait_for_text {cursor, patterns: ['>>> ']} (the prompt back: the answer is whole). Ends " +
+      "as matched, stopped (stop_patterns), timeout or alternate_screen.",
     input: {
       ...paneSpecShape,
-      patterns: z.array(z.string().min(1).max(1000)).min(1).max(20).describe(
-        "what to wait for: any one of them ends the wait as 'matched'",
-      ),
+      patterns: z.array(z.string().min(1).max(1000)).min(1).max(20).describe("any one matches"),
       stop_patterns: z.array(z.string().min(1).max(1000)).max(20).default([]).describe(
-        "text that ends the wait as 'stopped' (an error message, say)",
+        "end the wait as stopped (an error, say)",
       ),
-      regex: z.boolean().default(false).describe("read patterns as regular expressions (RE2)"),
+      regex: z.boolean().default(false).describe("patterns are RE2 regular expressions"),
       case_sensitive: caseSensitiveSchema,
       timeout: timeoutSchema,
       cursor: z.string().max(10000).nullable().optional().describe(
-        "count output since this cursor (from send_keys, paste_text or capture_since)",
+        "count output since it (from send_keys, capture_since...)",
       ),
       max_lines: maxLinesSchema,
       max_output_bytes: maxOutputBytesSchema,

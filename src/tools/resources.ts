@@ -39,11 +39,15 @@ export function registerResources(server: McpServer, context: ToolContext): void
   const socket = socketOf(context);
   server.registerResource("capabilities", "tmux://capabilities", {
     title: "What this server offers",
-    description: "Safety tier, tools in force, wait ceiling and default socket.",
+    description: "Safety tier, toolsets on and available, tools in force, wait ceiling and " +
+      "default socket.",
     mimeType: "application/json",
   }, (uri) =>
     json(uri, {
       safety: context.config.policy.tier,
+      toolsets: context.config.policy.toolsets,
+      // What --toolsets can turn on, with the tools each would add within this tier.
+      toolsets_available: context.available,
       tools: [...context.offered],
       excluded: context.config.policy.exclude,
       wait_max_seconds: context.config.waitMaxSeconds,

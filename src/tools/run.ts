@@ -32,21 +32,16 @@ const READ_TOOL = "read_command_output";
 
 const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
-    "shell command, run in a subshell of the pane's shell",
+    "shell command (one line or many)",
   ),
   ...paneSpecShape,
   timeout: timeoutSchema,
   max_lines: maxLinesSchema,
   max_output_bytes: maxOutputBytesSchema,
   suppress_history: z.boolean().nullable().optional().meta({ default: true }).describe(
-    "keep the typed line out of shell history (default true, false when the server runs " +
-      "with --keep-history): a space first, and bash drops it even without ignorespace",
+    "keep the typed line out of shell history",
   ),
-  pager: z.boolean().default(false).describe(
-    "let programs start their pager (less); by default PAGER, GIT_PAGER, MANPAGER, " +
-      "SYSTEMD_PAGER, GH_PAGER, PSQL_PAGER and BAT_PAGER are cat and AWS_PAGER is empty, so " +
-      "git log or man print their output instead of waiting for q",
-  ),
+  pager: z.boolean().default(false).describe("let programs page (default: PAGER=cat and kin)"),
 };
 
 const outputMore = z.object({
@@ -310,16 +305,12 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Run a shell command in a pane",
-    description: "Runs one shell command in a tmux pane's shell, waits for it to finish (no " +
-      "polling), and returns its exit status and its own output: all of it, or the first and " +
-      "last lines within 16 KiB (max_output_bytes, max_lines), with exact counts and the rest " +
-      `readable with ${READ_TOOL}. The command runs in a subshell: cd and export do not persist ` +
-      "(chain them: 'cd dir && make'). A timed-out command MAY STILL BE RUNNING: collect it " +
-      "with wait_for_command, do not retry it unless started is false. For output of programs " +
-      "you did not start, use wait_for_text; to type into a running program, use send_keys. " +
-      "Pagers print straight through unless pager: true. A shell started in the pane (bash, " +
-      "su, poetry shell) takes the command. Refuses panes in copy-mode and panes not at an " +
-      "idle POSIX shell.",
+    description: "Runs a shell command in a pane's shell, waits for it (no polling) and " +
+      "returns its exit status and output: all, or the first and last lines (exact counts; " +
+      `the rest via ${READ_TOOL}). It runs in a subshell: cd and export do not persist ('cd ` +
+      "dir && make'). A timed-out command MAY STILL BE RUNNING: collect it with " +
+      "wait_for_command; retry only if started is false (it never ran). Pagers print through; " +
+      "to type into a running program, use send_keys.",
     input,
     output,
     openWorld: true,
@@ -344,14 +335,12 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Wait again for a command that timed out",
-    description: "Waits again for a run_command that timed out (by the run_id it returned) and, " +
-      "once the command has ended, returns its real exit status in run_command's shape, then " +
-      "forgets the run. Until then it returns timed_out: true; call it again. Each result shows " +
-      "only the output no earlier result of the run showed (output_from_line says where it " +
-      `starts); ${READ_TOOL} reads any of it. Works after the server restarted (output then ` +
-      "read from the screen). Runs not collected expire after an hour.",
+    description: "Waits again for a run_command that timed out, by its run_id; once it has " +
+      "ended, returns its real exit status in run_command's shape and forgets the run (until " +
+      "then timed_out: true: call again). Shows only output not shown before. Works after a " +
+      "server restart.",
     input: {
-      run_id: z.string().max(64).describe("the run_id of a run_command result that timed out"),
+      run_id: z.string().max(64).describe("from a run_command result that timed out"),
       timeout: timeoutSchema,
       max_lines: maxLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
@@ -376,17 +365,12 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "readonly",
     title: "Read a command's output by line",
-    description: "Reads the output of a run_command (by its run_id) by line number, exactly: " +
-      "the lines a result left out (its output_more says from which line), also while a " +
-      "timed-out command still runs. from_line counts from 1; negative counts from the end " +
-      "(-50: the last 50 lines). A page holds up to 400 lines and 16 KiB (max_lines, " +
-      "max_output_bytes); next_line says where the next page starts. Output is kept an hour " +
-      "after the run ended, 16 MiB a run (beyond that the middle is dropped, and said so).",
+    description: "Reads a run_command's output (by run_id) by line number, exactly: what a " +
+      "result left out (see its output_more), also while it still runs. Pages of up to 400 " +
+      "lines; next_line starts the next. Kept an hour after the run ended.",
     input: {
-      run_id: z.string().max(64).describe("the run_id of a run_command or wait_for_command result"),
-      from_line: z.number().int().default(1).describe(
-        "the first line to read: 1 is the first line, negative counts from the end",
-      ),
+      run_id: z.string().max(64).describe("from a run_command result"),
+      from_line: z.number().int().default(1).describe("from 1; negative counts from the end"),
       max_lines: z.number().int().min(1).max(10_000).default(DEFAULT_BUDGET.maxLines).describe(
         "lines a page holds at most",
       ),
@@ -426,7 +410,6 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     // Its pane is named by paneId, not by the fields the declared targets read.
     target: "none",
     tier: "mutating",
-    optIn: true,
     title: "Run a shell command in a pane (camelCase)",
     description: "run_command for clients written for the libtmux generation's contract, with " +
       "camelCase names; the same machinery and guarantees. A timed-out command MAY STILL BE " +

@@ -11,19 +11,19 @@ export const socketNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, {
   message: "socket_name may hold only letters, digits, '_', '.' and '-' (1 to 100 of them)",
 }).nullable().optional().describe("tmux -L socket name; default: the server's");
 
-/** The fields that name a pane (see `resolvePane`). */
+/** The fields that name a pane (see `resolvePane`): terse, as every pane tool repeats them. */
 export const paneSpecShape = {
-  pane_id: z.string().nullable().optional().describe("pane id like %3; wins over the others"),
-  session_id: z.string().nullable().optional().describe("session id like $1"),
-  session_name: z.string().nullable().optional().describe("exact session name"),
-  window_id: z.string().nullable().optional().describe("window id like @2"),
+  pane_id: z.string().nullable().optional().describe("like %3; else the active pane of:"),
+  window_id: z.string().nullable().optional().describe("like @2"),
+  session_id: z.string().nullable().optional().describe("like $1"),
+  session_name: z.string().nullable().optional().describe("exact name"),
   socket_name: socketNameSchema,
 };
 
 /** The fields that name a session. */
 export const sessionSpecShape = {
-  session_id: z.string().nullable().optional().describe("session id like $1"),
-  session_name: z.string().nullable().optional().describe("exact session name"),
+  session_id: z.string().nullable().optional().describe("like $1"),
+  session_name: z.string().nullable().optional().describe("exact name"),
   socket_name: socketNameSchema,
 };
 
@@ -65,49 +65,46 @@ export const createdOutput = {
 
 /** Seconds to wait, clamped by the server. */
 export const timeoutSchema = z.number().positive().default(30).describe(
-  "seconds to wait; clamped to the server's ceiling, never an error",
+  "seconds; clamped to the server's ceiling",
 );
 
 /** Show only the last N lines. */
 export const maxLinesSchema = z.number().int().min(1).nullable().default(null).describe(
-  "show only the last N lines (default: all, or the first and last of 400 when there are " +
-    "more); what is not shown is counted",
+  "only the last N lines (default: first and last)",
 );
 
 /** Whether text patterns match case exactly: one default for every tool that matches. */
 export const caseSensitiveSchema = z.boolean().default(true).describe(
-  "match case exactly (default true)",
+  "match case exactly",
 );
 
 /** The pane text one result shows, in bytes. */
-export const maxOutputBytesSchema = z.number().int().min(1024).nullable().optional().describe(
-  "UTF-8 bytes of pane text the result shows at most (default 16384; at most the server's " +
-    "--max-output-bytes); the rest is counted, and one call away",
+export const maxOutputBytesSchema = z.number().int().min(1024).default(16384).describe(
+  "bytes shown at most; the rest is counted",
 );
 
 /**
  * Session and window names: an allow-list of what tmux stores as it is given. tmux rewrites ':'
  * and '.' (target syntax), escapes '\\', '$' and control characters, and keeps '#[' (a style) as
- * '##[', so those are refused rather than stored changed.
+ * '##[', so those are refused rather than stored changed. Checked by a refinement, not a schema
+ * pattern: the message says it better than the expression would, in every tool list.
  */
-export const nameSchema = z.string().min(1).max(100).regex(
-  /^(?!.*#\[)(?:(?![:.\\$])[\p{L}\p{M}\p{N}\p{P}\p{S} ])+$/u,
-  {
-    message: "names are 1 to 100 letters, digits, punctuation, symbols and spaces, " +
-      "not ':', '.', '\\', '$' or '#[' (tmux would store them changed)",
-  },
-).describe("the name, stored exactly as given");
+const NAME = /^(?!.*#\[)(?:(?![:.\\$])[\p{L}\p{M}\p{N}\p{P}\p{S} ])+$/u;
+
+/** A session or window name. */
+export const nameSchema = z.string().min(1).max(100).refine((name) => NAME.test(name), {
+  message: "names are 1 to 100 letters, digits, punctuation, symbols and spaces, " +
+    "not ':', '.', '\\', '$' or '#[' (tmux would store them changed)",
+}).describe("the name, stored exactly as given");
 
 /** A new pane's working directory. */
 export const directorySchema = z.string().min(1).max(4096).nullable().optional().describe(
-  "working directory for the new pane (default: the current directory of the pane it is " +
-    "made from, for a window or a split; tmux's for a session)",
+  "working directory (default: the target pane's)",
 );
 
 /** A new pane's program. */
 export const commandSchema = z.string().min(1).max(10000).nullable().optional().describe(
-  "program to run instead of the default shell (it runs with your rights: to run commands " +
-    "and get their results, start a shell and use run_command)",
+  "a program instead of a shell",
 );
 
 /** A size in cells. */

@@ -89,16 +89,15 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Create a session",
-    description: "Creates a detached session (optionally sized, in a directory, running a " +
-      "command), and starts the tmux server if none runs yet. Use its pane_id with " +
-      "run_command to run commands there.",
+    description: "Creates a detached session (starting the tmux server if none runs); " +
+      "run_command takes its pane_id.",
     input: {
       name: nameSchema,
-      width: sizeSchema.nullable().optional().describe("columns (default: tmux's, 80)"),
-      height: sizeSchema.nullable().optional().describe("rows (default: tmux's, 24)"),
+      width: sizeSchema.nullable().optional().describe("columns (default 80)"),
+      height: sizeSchema.nullable().optional().describe("rows (default 24)"),
       start_directory: directorySchema,
       window_name: nameSchema.nullable().optional().describe(
-        "the first window's name (default: its program's)",
+        "the first window's name",
       ),
       command: commandSchema,
       socket_name: socketNameSchema,

@@ -84,7 +84,7 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
       ),
       start_directory: directorySchema,
       command: commandSchema,
-      select: z.boolean().default(false).describe("make it the session's current window"),
+      select: z.boolean().default(false).describe("make it current"),
     },
     output: createdOutput,
     openWorld: true,

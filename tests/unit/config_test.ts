@@ -1,6 +1,8 @@
-import { assertEquals, assertMatch } from "../deps.ts";
+import { assert, assertEquals, assertMatch } from "../deps.ts";
 import { configFromFlags } from "../../src/config.ts";
 import { parseFlags } from "../../src/flags.ts";
+import { ALL_TOOLS } from "../../src/tools/mod.ts";
+import { TOOLSET_NAMES, toolsetOf, TOOLSETS } from "../../src/tools/toolsets.ts";
 
 function message(fn: () => unknown): string {
   try {
@@ -18,10 +20,12 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       waitMaxSeconds: 30,
       maxOutputBytes: 256 * 1024,
       suppressHistory: true,
-      policy: { tier: "mutating", only: null, with: [], exclude: [] },
+      policy: { tier: "mutating", toolsets: ["core"], only: null, with: [], exclude: [] },
       ownPane: null,
       audit: false,
       control: true,
+      anySocket: false,
+      tmuxTmpdir: null,
     },
     http: null,
     warnings: [],
@@ -65,10 +69,32 @@ Deno.test("safety tiers: valid names, unknown ones fail closed to readonly", () 
   const lists = configFromFlags(parseFlags(["--tools", "a, b", "--exclude-tools", "c"]));
   assertEquals(lists.server.policy, {
     tier: "mutating",
+    toolsets: ["core"],
     only: ["a", "b"],
     with: [],
     exclude: ["c"],
   });
+});
+
+Deno.test("toolsets: named ones, all, and an unknown name refused with the list", () => {
+  const some = configFromFlags(parseFlags(["--toolsets", "layout, info"]));
+  assertEquals(some.server.policy.toolsets, ["layout", "info"]);
+  const all = configFromFlags(parseFlags(["--toolsets", "all"]));
+  assertEquals(all.server.policy.toolsets.length, TOOLSET_NAMES.length);
+  assertMatch(
+    message(() => configFromFlags(parseFlags(["--toolsets", "core,layuot"]))),
+    /unknown toolset "layuot": use core, read, input, info, layout, options, channels, recovery, compat or all/,
+  );
+});
+
+Deno.test("every tool is in exactly one toolset, and the core set is at most 16 below destructive", () => {
+  const names = ALL_TOOLS.map((spec) => spec.name).sort();
+  const listed = TOOLSET_NAMES.flatMap((set) => [...TOOLSETS[set]]).sort();
+  assertEquals(listed, names);
+  const core = ALL_TOOLS.filter((spec) =>
+    toolsetOf(spec.name) === "core" && spec.tier !== "destructive"
+  );
+  assert(core.length <= 16, `core offers ${core.length} tools by default`);
 });
 
 Deno.test("beyond loopback a token is required; --generate-token makes one", () => {

@@ -12,6 +12,8 @@ import { readAllText } from "../../streams.ts";
 export interface SocketAddress {
   /** The `-L` socket name; null means tmux's own default (or `$TMUX`). */
   readonly socketName: string | null;
+  /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
+  readonly tmpdir?: string | null;
 }
 
 /** Options for {@linkcode runTmux}. */
@@ -44,6 +46,22 @@ export function tmuxArgs(socket: SocketAddress, args: readonly string[]): string
     : ["-u", "-L", socket.socketName, ...escaped];
 }
 
+/**
+ * The command that starts tmux for a socket: its argv, and `TMUX_TMPDIR` when the socket lives
+ * under a directory of its own (clients start servers without the user's environment).
+ */
+export function tmuxCommand(
+  socket: SocketAddress,
+  args: readonly string[],
+  stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
+): Deno.Command {
+  return new Deno.Command("tmux", {
+    args: tmuxArgs(socket, args),
+    ...stdio,
+    ...(socket.tmpdir ? { env: { TMUX_TMPDIR: socket.tmpdir } } : {}),
+  });
+}
+
 function spawnError(error: unknown): TmuxError {
   if (error instanceof Deno.errors.NotFound) {
     return new TmuxError("tmux_unavailable", "tmux is not installed or not on PATH");
@@ -66,8 +84,7 @@ export async function spawnRun(
   args: readonly string[],
   options: RunTmuxOptions = {},
 ): Promise<string> {
-  const command = new Deno.Command("tmux", {
-    args: tmuxArgs(socket, args),
+  const command = tmuxCommand(socket, args, {
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
@@ -104,12 +121,7 @@ export interface TmuxChild {
 export function spawnTmux(socket: SocketAddress, args: readonly string[]): TmuxChild {
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command("tmux", {
-      args: tmuxArgs(socket, args),
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
+    child = tmuxCommand(socket, args, { stdin: "null", stdout: "null", stderr: "piped" }).spawn();
   } catch (error) {
     throw spawnError(error);
   }

@@ -21,7 +21,7 @@
 
 import { abortable, ABORTED } from "../../async.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
-import { type SocketAddress, spawnRun, tmuxArgs } from "./exec.ts";
+import { type SocketAddress, spawnRun, tmuxCommand } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";
 
 /** The queue of each tmux server (by socket name) that starts and ends go through. */
@@ -86,8 +86,7 @@ export function startClient(
   return throughGate(gates, socket, async () => {
     let child: Deno.ChildProcess;
     try {
-      child = new Deno.Command("tmux", {
-        args: tmuxArgs(socket, ["-C", ...args]),
+      child = tmuxCommand(socket, ["-C", ...args], {
         stdin: "piped",
         stdout: "piped",
         stderr: "null",
