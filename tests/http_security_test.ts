@@ -5,28 +5,13 @@ import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.t
 import {
   type Connection,
   INITIALIZE_REQUEST,
+  postMcp,
   runServerToExit,
   startServer,
 } from "./helpers/mcp.ts";
 import { startTmux, type TestTmux } from "./helpers/tmux.ts";
 
 const TOKEN = "t0ken-for-tests-0123456789abcdef";
-
-function post(
-  url: string,
-  headers: Record<string, string>,
-  body = INITIALIZE_REQUEST,
-): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body,
-  });
-}
 
 /** A request with a Host header of our choosing (fetch will not send one), over plain TCP. */
 async function statusWithHost(url: string, host: string): Promise<number> {
@@ -71,13 +56,13 @@ async function withHttp(
 
 Deno.test("a bearer token is required when set, compared exactly", async () => {
   await withHttp(["--token", TOKEN], async (conn, tmux, url) => {
-    const none = await post(url, {});
+    const none = await postMcp(url, {});
     assertEquals(none.status, 401);
     await none.body?.cancel();
-    const wrong = await post(url, { authorization: `Bearer ${TOKEN.slice(0, -1)}x` });
+    const wrong = await postMcp(url, { authorization: `Bearer ${TOKEN.slice(0, -1)}x` });
     assertEquals(wrong.status, 401);
     await wrong.body?.cancel();
-    const right = await post(url, { authorization: `Bearer ${TOKEN}` });
+    const right = await postMcp(url, { authorization: `Bearer ${TOKEN}` });
     assertEquals(right.status, 200);
     await right.body?.cancel();
     // The SDK client, carrying the token, runs commands.
@@ -92,13 +77,13 @@ Deno.test("a bearer token is required when set, compared exactly", async () => {
 Deno.test("Host and Origin must name this server (DNS rebinding)", async () => {
   await withHttp([], async (_conn, _tmux, url) => {
     const port = new URL(url).port;
-    const evilOrigin = await post(url, { origin: "http://evil.example.com" });
+    const evilOrigin = await postMcp(url, { origin: "http://evil.example.com" });
     assertEquals(evilOrigin.status, 403);
     await evilOrigin.body?.cancel();
     assertEquals(await statusWithHost(url, "evil.example.com"), 403);
     assertEquals(await statusWithHost(url, `evil.example.com:${port}`), 403);
     assertEquals(await statusWithHost(url, `127.0.0.1:${port}`), 200);
-    const ownOrigin = await post(url, { origin: `http://localhost:${port}` });
+    const ownOrigin = await postMcp(url, { origin: `http://localhost:${port}` });
     assertEquals(ownOrigin.status, 200);
     await ownOrigin.body?.cancel();
   }, {});
@@ -106,15 +91,15 @@ Deno.test("Host and Origin must name this server (DNS rebinding)", async () => {
 
 Deno.test("oversized bodies get 413 and idle sessions expire", async () => {
   await withHttp(["--session-idle-seconds", "1"], async (_conn, _tmux, url) => {
-    const big = await post(url, {}, JSON.stringify({ padding: "x".repeat(5 * 1024 * 1024) }));
+    const big = await postMcp(url, {}, JSON.stringify({ padding: "x".repeat(5 * 1024 * 1024) }));
     assertEquals(big.status, 413);
     await big.body?.cancel();
-    const init = await post(url, {});
+    const init = await postMcp(url, {});
     const session = init.headers.get("mcp-session-id");
     await init.body?.cancel();
     assert(session, "no session id");
     await new Promise((r) => setTimeout(r, 2500));
-    const late = await post(url, {
+    const late = await postMcp(url, {
       "mcp-session-id": session,
       "mcp-protocol-version": "2025-06-18",
     }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
@@ -127,13 +112,13 @@ Deno.test("sessions are capped: a new one closes the least recently used idle se
   await withHttp([], async (_conn, _tmux, url) => {
     const ids: string[] = [];
     for (let i = 0; i < 70; i++) {
-      const response = await post(url, {});
+      const response = await postMcp(url, {});
       assertEquals(response.status, 200, `session ${i + 1}`);
       ids.push(response.headers.get("mcp-session-id") ?? "");
       await response.body?.cancel();
     }
     const list = async (id: string) => {
-      const response = await post(url, {
+      const response = await postMcp(url, {
         "mcp-session-id": id,
         "mcp-protocol-version": "2025-06-18",
       }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
@@ -288,10 +273,10 @@ Deno.test("--generate-token prints a token that then works", async () => {
     const url = text.match(/listening on (\S+)/)![1];
     const token = text.match(/bearer token: ([0-9a-f]+)/)![1];
     assertMatch(token, /^[0-9a-f]{64}$/);
-    const refused = await post(url, {});
+    const refused = await postMcp(url, {});
     assertEquals(refused.status, 401);
     await refused.body?.cancel();
-    const accepted = await post(url, { authorization: `Bearer ${token}` });
+    const accepted = await postMcp(url, { authorization: `Bearer ${token}` });
     assertEquals(accepted.status, 200);
     await accepted.body?.cancel();
   } finally {
@@ -315,7 +300,7 @@ Deno.test("a token from --token-file keeps it out of argv; a blank token is refu
       });
       try {
         assert((await conn.client.listTools()).tools.length > 0);
-        const refused = await post(conn.url ?? "", {});
+        const refused = await postMcp(conn.url ?? "", {});
         assertEquals(refused.status, 401);
         await refused.body?.cancel();
       } finally {

@@ -10,7 +10,7 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from "./deps.ts";
-import { INITIALIZE_REQUEST, serverCommand, startServer, withServer } from "./helpers/mcp.ts";
+import { postMcp, serverCommand, startServer, withServer } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 import { ALL_TOOLS } from "../src/tools/mod.ts";
 
@@ -125,16 +125,7 @@ Deno.test("at the session cap, a protocol probe is refused without touching a se
   const tmux = await startTmux();
   const conn = await startServer("http", { socketName: tmux.socketName });
   const url = conn.url!;
-  const post = (headers: Record<string, string>, body = INITIALIZE_REQUEST) =>
-    fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...headers,
-      },
-      body,
-    });
+  const post = (headers: Record<string, string>, body?: string) => postMcp(url, headers, body);
   try {
     const ids: string[] = [];
     // The test's own client holds one session: 63 more reach the cap of 64.

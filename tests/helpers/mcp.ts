@@ -23,6 +23,23 @@ export const INITIALIZE_REQUEST = JSON.stringify({
   },
 });
 
+/** POSTs a raw MCP message (default: initialize) to an HTTP endpoint, as a client would. */
+export function postMcp(
+  url: string,
+  headers: Record<string, string>,
+  body = INITIALIZE_REQUEST,
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body,
+  });
+}
+
 /** Which transport a suite drives. */
 export type TransportKind = "stdio" | "http";
 
