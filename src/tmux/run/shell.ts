@@ -318,10 +318,11 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   const record = `#{@${NAME_PREFIX}run_\${2#${NAME_PREFIX}}}`;
   const guard = [
     `set -- "$?" "$@"`,
-    // bash keeps a line that starts with a space unless HISTCONTROL says ignorespace.
+    // bash keeps a line that starts with a space unless HISTCONTROL says ignorespace; it is
+    // dropped only when it is the last entry (HISTIGNORE, or history off, may have kept it out).
     `case $6 in *s*) [ -z "\${BASH_VERSION-}" ] || case :\${HISTCONTROL-}: in ` +
-    `*:ignorespace:* | *:ignoreboth:*) ;; *) ! [ -o history ] || history -d -1 2>/dev/null ;; ` +
-    `esac ;; esac`,
+    `*:ignorespace:* | *:ignoreboth:*) ;; *) case $(HISTTIMEFORMAT= history 1 2>/dev/null) in ` +
+    `*" $2 "*) history -d -1 ;; esac ;; esac ;; esac`,
     `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
     `${tmux} if-shell -F -t "$3" "${mark}" "set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
     `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
