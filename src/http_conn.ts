@@ -33,6 +33,16 @@ export class BufferedConn {
     this.#conn = conn;
   }
 
+  #waitingSince: number | null = null;
+
+  /**
+   * When the read under way began (`performance.now()`), or null when none is: since when this
+   * connection has been waiting for its peer rather than for us.
+   */
+  get waitingSince(): number | null {
+    return this.#waitingSince;
+  }
+
   get buffered(): number {
     return this.#end - this.#start;
   }
@@ -44,7 +54,9 @@ export class BufferedConn {
   /** Reads more into the buffer: false at end of input (or once closed). */
   fill(): Promise<boolean> {
     if (this.#eof || this.closed) return Promise.resolve(false);
-    this.#pending ??= (async () => {
+    if (this.#pending !== null) return this.#pending;
+    this.#waitingSince = performance.now();
+    this.#pending = (async () => {
       if (this.#data.length - this.#end < READ_SIZE) {
         const size = this.buffered + READ_SIZE;
         const next = new Uint8Array(
@@ -62,6 +74,7 @@ export class BufferedConn {
         n = null;
       }
       this.#pending = null;
+      this.#waitingSince = null;
       if (n === null) {
         this.#eof = true;
         return false;

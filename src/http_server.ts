@@ -17,10 +17,11 @@ export interface Http1Options {
   hostname: string;
   port: number;
   /**
-   * Connections open at once (default 128). A new one beyond that closes the connection that has
-   * been sending its request longest (else the one idle longest: a kept-alive connection waiting
-   * for its next request, or one that has sent nothing); when every connection is being
-   * answered, the new one is answered 503 and closed.
+   * Connections open at once (default 128). A new one beyond that closes, of the connections
+   * waiting for their peer, the one in the middle of a request that has waited longest (else the
+   * one idle longest: a kept-alive connection waiting for its next request, or one that has sent
+   * nothing). One whose bytes are in, being read or answered, is never closed for a new one, which
+   * gets 503 when no other can go.
    */
   maxConnections?: number;
   /** Time for a request's line and headers to arrive, in ms (default 10 s). */
@@ -139,14 +140,14 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
   const writeMs = options.writeTimeoutMs ?? 30_000;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
-  /** Open connections, with when each began sending its current request (null: being answered). */
-  const open = new Map<BufferedConn, number | null>();
+  /** Open connections, each with whether it is being answered. */
+  const open = new Map<BufferedConn, boolean>();
   const running = new Set<Promise<void>>();
   const origin = `http://${urlHost(addr.hostname)}:${addr.port}`;
 
   async function serveConn(conn: BufferedConn): Promise<void> {
     for (let first = true; !conn.closed; first = false) {
-      if (!first) open.set(conn, Date.now());
+      if (!first) open.set(conn, false);
       try {
         // Waiting for a first request counts as reading its head; later ones may idle first.
         if (!first) {
@@ -176,7 +177,7 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
           await conn.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
         }
         const body = await within(conn, bodyMs, () => readBody(conn, request, maxBody));
-        open.set(conn, null);
+        open.set(conn, true);
         const abort = new AbortController();
         let response: Response;
         try {
@@ -215,16 +216,19 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
   }
 
   /**
-   * Closes the connection that has been sending its request longest (peers that trickle bytes,
-   * or reconnect to do it again, cannot keep real clients out), else the one idle longest; false
-   * when every connection is being answered.
+   * Of the connections waiting for their peer, closes the one in the middle of a request that
+   * has waited longest (peers that trickle bytes, or reconnect to do it again, cannot keep real
+   * clients out), else the one idle longest; false when none waits for its peer. How long counts
+   * from the read under way, not from the request's start, so a client whose bytes are in, or
+   * keep coming, is never chosen however far accepting runs ahead of reading.
    */
   function evictSlowest(): boolean {
     let slowest: BufferedConn | null = null;
     let rank = [Infinity, Infinity];
-    for (const [conn, since] of open) {
-      if (since === null) continue;
-      // Sending (bytes of a request are in) before idle, then the oldest.
+    for (const [conn, answering] of open) {
+      const since = conn.waitingSince;
+      if (answering || since === null) continue;
+      // In a request (some of its bytes are in) before idle, then the longest wait.
       const mine = [conn.buffered > 0 ? 0 : 1, since];
       if (mine[0] < rank[0] || (mine[0] === rank[0] && mine[1] < rank[1])) {
         slowest = conn;
@@ -253,7 +257,7 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
         );
         continue;
       }
-      open.set(conn, Date.now());
+      open.set(conn, false);
       const task = serveConn(conn).finally(() => {
         open.delete(conn);
         running.delete(task);
