@@ -256,6 +256,29 @@ try {
     target: { text: "target <= 2.5x", met: median(rt) / floor <= 2.5 },
   });
 
+  // The shells run through the launcher (a fresh `<shell> -c` a call), beside bash's figure.
+  const shellHome = await Deno.makeTempDir({ prefix: "tmux-mcp-bench-" });
+  for (const shell of ["fish", "nu", "tcsh", "csh", "elvish", "xonsh", "rc"]) {
+    const found = await new Deno.Command("sh", { args: ["-c", `command -v ${shell}`] }).output();
+    if (!found.success) continue;
+    const shellPane = await tmuxServer.newPane(
+      `env -i HOME=${shellHome} PATH=${Deno.env.get("PATH")} TERM=tmux-256color ${shell}`,
+    );
+    const times: number[] = [];
+    for (let i = 0; i < n(20) + 2; i++) {
+      const t0 = performance.now();
+      const ran = await runCommand(client, shellPane, "true");
+      if (ran.exit_status !== 0) throw new Error(`true in ${shell}: ${JSON.stringify(ran)}`);
+      if (i >= 2) times.push(performance.now() - t0);
+    }
+    report(`run_true_p50_ms_${shell}`, `  in ${shell}, p50`, median(times), { unit: " ms" });
+    report(`run_true_${shell}_vs_bash`, `    over bash's`, median(times) / median(rt), {
+      unit: "x",
+    });
+    await tmuxServer.run("kill-pane", "-t", shellPane);
+  }
+  await Deno.remove(shellHome, { recursive: true }).catch(() => {});
+
   // Throughput: one pane sequentially vs eight panes in parallel, and the CPU that bounds it.
   const panes = [pane];
   for (let i = 0; i < 7; i++) panes.push(await tmuxServer.newPane());

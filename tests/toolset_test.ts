@@ -318,13 +318,15 @@ Deno.test("every tool, with its refusals", async (t) => {
         });
         assertEquals(stale.outcome, "timeout");
         assertEquals(stale.effective_timeout, 0.5);
-        await ok(conn, "send_keys", {
+        const sent = await ok(conn, "send_keys", {
           pane_id: pane,
           text: "sleep 0.2; echo FATAL boom",
           enter: true,
         });
+        // From send_keys's cursor, so the echo is left out even if it is drawn after this call.
         const stopped = await ok(conn, "wait_for_text", {
           pane_id: pane,
+          cursor: sent.cursor,
           patterns: ["never"],
           stop_patterns: ["FATAL"],
           timeout: 10,

@@ -41,10 +41,15 @@ interface TypedEnd {
   glued: string;
 }
 
+/** How much of a typed line's end finds its row when the line does not name its channel. */
+const TYPED_TAIL = 32;
+
 function findTyped(lines: readonly string[], typedLine: string, channel: string): TypedEnd | null {
-  const first = lines.findIndex((line) => line.includes(channel));
-  if (first < 0) return null;
   const typed = typedLine.trim();
+  // A launcher's line hides the run's name; it ends with the SHA-256 of the run's script instead.
+  const token = typed.includes(channel) ? channel : typed.slice(-TYPED_TAIL);
+  const first = lines.findIndex((line) => line.includes(token));
+  if (first < 0) return null;
   let end: TypedEnd | null = null;
   for (let from = first; from >= Math.max(0, first - TYPED_ROWS_MAX) && end === null; from--) {
     end = typedEnd(lines, from, typed);

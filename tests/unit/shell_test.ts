@@ -14,8 +14,9 @@ Deno.test("classifyProcess knows POSIX shells, refuses others, and normalizes na
   assertEquals(classifyProcess("bash"), "posix_shell");
   assertEquals(classifyProcess("-zsh"), "posix_shell");
   assertEquals(classifyProcess("/bin/dash"), "posix_shell");
-  assertEquals(classifyProcess("fish"), "unsupported_shell");
-  assertEquals(classifyProcess("tcsh"), "unsupported_shell");
+  assertEquals(classifyProcess("fish"), "launched_shell");
+  assertEquals(classifyProcess("tcsh"), "launched_shell");
+  assertEquals(classifyProcess("pwsh"), "unsupported_shell");
   assertEquals(classifyProcess("vim"), "other");
   assertEquals(classifyProcess(""), "other");
 });

@@ -18,6 +18,14 @@ import { newNonce } from "../names.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
+import { forgetPaneShell, paneShell } from "./probe.ts";
+import {
+  buildLauncherLine,
+  launcherBootstrap,
+  launcherBuffer,
+  launcherScript,
+  type LauncherScriptOptions,
+} from "./launcher.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { waitForRun } from "./resume.ts";
 import {
@@ -139,6 +147,28 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
   }
 }
 
+/** The line a launched shell is typed, and the script it runs (see launcher.ts). */
+async function launcherRun(
+  script: LauncherScriptOptions,
+  line: { bootstrap: string; suppressHistory: boolean },
+): Promise<{ typed: string; script: string }> {
+  const text = launcherScript(script);
+  const typed = buildLauncherLine({
+    bootstrap: line.bootstrap,
+    paneId: script.paneId,
+    sha256: await commandDigest(text),
+    suppressHistory: line.suppressHistory,
+  });
+  return { typed, script: text };
+}
+
+/** Why run_command cannot run commands in a pane's shell, and what to do instead. */
+function unsupportedShell(paneId: string, name: string): string {
+  return `pane ${paneId} runs ${name}, which run_command cannot run commands in (see ` +
+    "docs/run_command.md for the shells it can); start bash or sh in the pane " +
+    "(send_keys text 'bash', enter: true) and run commands there";
+}
+
 /** The run a running mark names, as a sentence an agent can act on. */
 function busyWith(paneId: string, mark: string, earlier: string): string {
   const nonce = markNonce(mark);
@@ -192,10 +222,26 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     }
     const running = state[RUNNING_OPTION];
     const kind = foreground(state);
-    if (kind === "unsupported_shell") {
+    const shell = kind === "posix_shell" || kind === "launched_shell"
+      ? await paneShell(socket, paneId, {
+        cache: runner.shells,
+        panePid: state.pane_pid,
+        command: state.pane_current_command,
+      })
+      : null;
+    if (kind === "unsupported_shell" || shell?.kind === "unsupported") {
       throw new TmuxError(
         "unsupported_shell",
-        `pane ${paneId} runs ${state.pane_current_command}, which is not a POSIX shell`,
+        unsupportedShell(paneId, state.pane_current_command),
+      );
+    }
+    const bootstrap = shell?.kind === "launched" ? launcherBootstrap(state.socket_path) : null;
+    if (shell?.kind === "launched" && bootstrap === null) {
+      throw new TmuxError(
+        "unsupported_shell",
+        `pane ${paneId} runs ${shell.shell.kind}, and the tmux socket's path ` +
+          `${JSON.stringify(state.socket_path)} cannot be typed into it (quotes, $, ! or a ` +
+          "backslash); use a socket path without them (--tmux-tmpdir), or start bash in the pane",
       );
     }
     /** A result for a line never typed. */
@@ -208,7 +254,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       no_status_reason: null,
       elapsed_seconds: elapsed(),
     });
-    if (kind === "other") {
+    if (kind === "other" || shell?.kind === "other") {
       return notTyped(
         running === ""
           ? `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
@@ -233,15 +279,15 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       pid: intField(state.pane_pid, "pane_pid"),
     };
     const run = await functionFor(runner, state.socket_path);
-    // The shell is given the run function once (per shell process); later lines just call it.
-    const functionMark = `${run.name}:${state.pane_pid}`;
+    // A POSIX shell is given the run function once (per shell process); later lines call it.
+    const functionMark = bootstrap === null ? `${run.name}:${state.pane_pid}` : null;
     // Output and end are read from the pane's byte stream when a watcher can be had (subscribed
     // before the line is typed, so no byte is missed); else the server waits on the channel and
     // reads the screen.
     const output = new RunOutput(request.budget);
     let stream = socket.controls === null || socket.watchers === null
       ? null
-      : new RunStream(names, output, run.name);
+      : new RunStream(names, output, bootstrap === null ? run.name : null);
     const tap = stream === null ? null : await tapOutput(
       socket,
       { sessionId: state.session_id, paneId },
@@ -254,8 +300,22 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const progressCursor = request.onProgress
         ? (await captureSince(socket, paneId, null)).cursor
         : null;
-      const inline = isInlineSafe(request.command);
-      const source = inline
+      // A trailer that never got to put the path back (its shell was killed) left its marker.
+      const panePath = isMarker(state.pane_path) ? "" : state.pane_path;
+      const launched = bootstrap !== null && shell?.kind === "launched"
+        ? await launcherRun({
+          names,
+          paneId,
+          socketPath: state.socket_path,
+          shell: shell.shell,
+          command: request.command,
+          panePath,
+          waited: tap === null,
+          pagers: request.pagers,
+        }, { bootstrap, suppressHistory: request.suppressHistory })
+        : null;
+      const inline = launched === null && isInlineSafe(request.command);
+      const source = launched !== null || inline
         ? { inline: request.command }
         : { sha256: await commandDigest(request.command) };
       const lineWith = (define: boolean): string =>
@@ -264,22 +324,23 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           paneId,
           run,
           define,
-          // A trailer that never got to put the path back (its shell was killed) left its marker.
-          panePath: isMarker(state.pane_path) ? "" : state.pane_path,
+          panePath,
           suppressHistory: request.suppressHistory,
           pagers: request.pagers,
           waited: tap === null,
           source,
         });
-      // Only the stream shows a stand-in's end at once: a waited line always brings the function.
-      let typed = lineWith(tap === null || runner.functions.get(key) !== functionMark);
       const mark = runningMark(names, anchor.pid);
-      const call: PaneCall = { socket, paneId, names };
-      const claimed = await typeLine(call, {
-        typed,
-        mark,
-        buffered: inline ? null : request.command,
-      });
+      // The command goes to the call's buffer unless typed inline; a launcher's script (the
+      // command in it) to the pane's launcher buffer.
+      const call: PaneCall = launched === null
+        ? { socket, paneId, names }
+        : { socket, paneId, names: { ...names, commandBuffer: launcherBuffer(paneId) } };
+      // Only the stream shows a stand-in's end at once: a waited line always brings the function.
+      let typed = launched?.typed ??
+        lineWith(tap === null || runner.functions.get(key) !== functionMark);
+      const buffered = launched?.script ?? (inline ? null : request.command);
+      const claimed = await typeLine(call, { typed, mark, buffered });
       if (claimed !== null) {
         return notTyped(busyWith(paneId, claimed, "a run_command of another server"));
       }
@@ -292,8 +353,9 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const ending = waiter === null ? streamEnd(stream!, tap!) : channelEnd(waiter.done);
       let outcome = await waitForEnd(ending, request, { started, pid: anchor.pid, progress });
       if (outcome === "ended" && stream?.unread) {
-        // The shell may be another than the one given the function: it gets it next time.
+        // The shell may be another than the one given the function, or than the one looked at.
         runner.functions.delete(key);
+        forgetPaneShell(runner.shells, socket, paneId);
       }
       if (outcome === "ended" && stream?.unread?.lacksFunction) {
         // A shell started in the pane since the function was defined: the line again, with it.
@@ -366,7 +428,8 @@ interface RunContext {
   /** The run's byte stream, while it is followed; null: the server waits on the channel. */
   stream: RunStream | null;
   waiter: TmuxChild | null;
-  functionMark: string;
+  /** The run function's mark for the pane's shell; null: a launcher ran the command. */
+  functionMark: string | null;
   base: Pick<RunResult, "pane_id" | "run_id" | "effective_timeout"> & OutputFields;
   elapsed: () => number;
   /** Set when the run timed out and its stream is to be followed after the call. */
@@ -555,8 +618,10 @@ async function timedOut(
     const started = stream?.started === true || state.pane_path === names.startMarker;
     if (!started) {
       // The shell never ran the line (a continuation prompt or a program took it): no mark of
-      // ours stays; the shell may lack the function after all (it was re-executed, say).
+      // ours stays; the shell may lack the function after all (it was re-executed, say), or be
+      // another than the one looked at.
       runner.functions.delete(key);
+      forgetPaneShell(runner.shells, socket, paneId);
       await runTmux(socket, [
         ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
         ...["set-option", "-p", "-u", "-t", paneId, names.record],

@@ -9,7 +9,7 @@ import { toHex } from "../../hex.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 
 /** How a pane's foreground process can be driven. */
-export type ProcessKind = "posix_shell" | "unsupported_shell" | "other";
+export type ProcessKind = "posix_shell" | "launched_shell" | "unsupported_shell" | "other";
 
 const POSIX_SHELLS = new Set([
   "sh",
@@ -29,23 +29,26 @@ const POSIX_SHELLS = new Set([
   "posh",
 ]);
 
-const UNSUPPORTED_SHELLS = new Set([
-  "fish",
-  "nu",
-  "nushell",
-  "pwsh",
-  "powershell",
-  "csh",
-  "tcsh",
-  "elvish",
-  "xonsh",
-  "rc",
-  "es",
-  "ion",
-]);
+/** The non-POSIX shells run_command runs commands in (through a launcher), by how it does. */
+export type LaunchedShell = "fish" | "nu" | "tcsh" | "csh" | "elvish" | "xonsh" | "rc";
+
+/** Program names of the launched shells. */
+export const LAUNCHED_SHELLS: Readonly<Record<string, LaunchedShell>> = {
+  fish: "fish",
+  nu: "nu",
+  tcsh: "tcsh",
+  csh: "csh",
+  "bsd-csh": "csh",
+  elvish: "elvish",
+  xonsh: "xonsh",
+  rc: "rc",
+};
+
+/** Shells run_command cannot run commands in (yet): it says so, and what to do instead. */
+const UNSUPPORTED_SHELLS = new Set(["pwsh", "powershell", "es", "ion"]);
 
 /** A command name as a program's name: no login dash, no directory. */
-function programName(name: string): string {
+export function programName(name: string): string {
   return name.trim().replace(/^-/, "").split("/").at(-1) ?? "";
 }
 
@@ -53,16 +56,18 @@ function programName(name: string): string {
 export function classifyProcess(name: string): ProcessKind {
   const base = programName(name);
   if (POSIX_SHELLS.has(base)) return "posix_shell";
+  if (base in LAUNCHED_SHELLS) return "launched_shell";
   if (UNSUPPORTED_SHELLS.has(base)) return "unsupported_shell";
   return "other";
 }
 
 /** Shells whose line editor switches bracketed paste on while it reads a command line. */
-const BRACKETED_PASTE_SHELLS = new Set(["bash", "rbash", "zsh"]);
+const BRACKETED_PASTE_SHELLS = new Set(["bash", "rbash", "zsh", "fish", "nu"]);
 
 /**
  * Whether the shell named `name` tells by bracketed paste when it reads a command line (bash's
- * readline, zsh's zle). Others (dash, ksh...) never do: whether they read cannot be seen.
+ * readline, zsh's zle, fish's, nushell's reedline). Others (dash, ksh, tcsh...) never do: whether
+ * they read cannot be seen.
  */
 export function showsLineEditor(name: string): boolean {
   return BRACKETED_PASTE_SHELLS.has(programName(name));
@@ -365,13 +370,21 @@ export interface TypedLineOptions {
 const RESTORABLE_PATH = /^[\x20-\x7e]{0,1024}$/;
 
 /**
+ * The pane path a run puts back: the pane's, when it is plain text; else none. It is whatever the
+ * pane's programs set, and it is written back into an OSC 7 sequence, which an ESC or BEL in it
+ * would end early.
+ */
+export function restorablePath(path: string): string {
+  return RESTORABLE_PATH.test(path) ? path : "";
+}
+
+/**
  * The single line typed into the pane: a call of the run function (see {@linkcode runFunction}),
  * preceded, in a shell that lacks the function, by its definition.
  */
 export function buildTypedLine(options: TypedLineOptions): string {
   const { names, source } = options;
-  // The pane path is whatever the pane's programs set: typed only when it is plain text.
-  const panePath = RESTORABLE_PATH.test(options.panePath) ? options.panePath : "";
+  const panePath = restorablePath(options.panePath);
   const args = [
     names.channel,
     options.paneId,

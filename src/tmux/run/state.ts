@@ -13,6 +13,7 @@ import { createKeyedLock, type KeyedLock } from "../lock.ts";
 import { queryPane } from "../target.ts";
 import { type CallNames, markOutlivedShell, type RunFunction, RUNNING_OPTION } from "./shell.ts";
 import type { Position } from "./types.ts";
+import type { PaneShell } from "./probe.ts";
 import { OutputStore } from "./run_output.ts";
 
 /** State shared by all calls of one server: per-pane queues and leftovers of calls given up. */
@@ -35,6 +36,8 @@ export interface Runner {
   functions: Map<string, string>;
   /** Per socket path, the run function (its digest is computed once). */
   definitions: Map<string, Promise<RunFunction>>;
+  /** Shells looked at where a pane's command name does not tell (see `paneShell`). */
+  shells: Map<string, PaneShell>;
   /** Runs' output kept for reading later (read_command_output, wait_for_command). */
   store: OutputStore;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
@@ -51,6 +54,7 @@ export function createRunner(): Runner {
     settling: new Map(),
     functions: new Map(),
     definitions: new Map(),
+    shells: new Map(),
     store: new OutputStore(),
     stop: new AbortController(),
     inFlight: new Set(),
@@ -80,9 +84,12 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (map.size > PANES_REMEMBERED_MAX) map.delete(map.keys().next().value!);
 }
 
-/** Remembers that a pane's shell was given a run function (a bounded map, oldest out first). */
-export function rememberFunction(runner: Runner, key: string, value: string): void {
-  remember(runner.functions, key, value);
+/**
+ * Remembers that a pane's shell was given a run function (a bounded map, oldest out first); null:
+ * its shell is given none (a launcher runs its commands), so nothing changes.
+ */
+export function rememberFunction(runner: Runner, key: string, value: string | null): void {
+  if (value !== null) remember(runner.functions, key, value);
 }
 
 /** Remembers where a pane's last output ended, for the next call's wait for the prompt. */

@@ -73,10 +73,10 @@ export class RunStream {
   #accepted = false;
   #unread: Unread | null = null;
 
-  /** `functionName`: the run function the typed line calls. */
-  constructor(names: CallNames, output: RunOutput, functionName: string) {
+  /** `functionName`: the run function the typed line calls (null: it calls none). */
+  constructor(names: CallNames, output: RunOutput, functionName: string | null) {
     this.#output = output;
-    this.#missing = [
+    this.#missing = functionName === null ? [] : [
       `${functionName}: command not found`,
       `${functionName}: not found`,
       `command not found: ${functionName}`,

@@ -1,0 +1,157 @@
+/**
+ * Running a command in a shell that is not a POSIX shell (fish, nushell, tcsh, csh, elvish,
+ * xonsh, rc): the pane's shell is typed one short line that starts `/bin/sh`, and that `sh` does
+ * the run's bookkeeping and runs the command with a fresh `<shell> -c` (the command is written in
+ * the pane's own shell language). Pure: no tmux here.
+ *
+ * The line parses the same in every one of those shells: a single-quoted bootstrap with no quote,
+ * backslash, `!` or newline in it (fish and xonsh read backslashes in single quotes, csh reads
+ * `!`), then plain words. It is short because some line editors (nushell's, elvish's) take time
+ * that grows faster than the line (2.8 kB: 1.1 s and 2.2 s measured; 300 bytes: 60 and 100 ms).
+ * The bootstrap fetches the run's script from the pane's launcher buffer, deletes it, and
+ * evaluates it only if its SHA-256 is the one typed in the line: nothing another tmux client can
+ * rewrite is evaluated unchecked. The script holds the command and the run's name; neither is in
+ * any process's arguments, so the command cannot read them from its parent.
+ *
+ * @module
+ */
+
+import { NAME_PREFIX } from "../names.ts";
+import {
+  type CallNames,
+  type LaunchedShell,
+  PLAIN_PAGERS,
+  restorablePath,
+  RUNNING_OPTION,
+  shellQuote,
+} from "./shell.ts";
+
+/** A pane's shell as the launcher needs it: its kind and the program that runs its `-c`. */
+export interface ShellProgram {
+  kind: LaunchedShell;
+  /** The shell's executable (for xonsh, the Python running it), a path or a name on PATH. */
+  program: string;
+  /** Arguments before `-c` (`-m xonsh` when the program is Python). */
+  args: string[];
+}
+
+/**
+ * A socket path the bootstrap can name between double quotes inside single quotes, read the same
+ * by every launched shell: printable ASCII without quotes, backslash, `!`, `$` or backquote.
+ */
+const TYPABLE_PATH = /^[\x20\x23\x25\x26\x28-\x5b\x5d-\x5f\x61-\x7e]{1,512}$/;
+
+/** The buffer a pane's launcher script waits in (one run at a time per pane: its mark). */
+export function launcherBuffer(paneId: string): string {
+  return `${NAME_PREFIX}l${paneId}`;
+}
+
+/**
+ * The single-quoted part of the launcher line for a tmux socket, or null when the socket's path
+ * cannot be typed into every launched shell. Arguments: the pane id and the script's SHA-256.
+ */
+export function launcherBootstrap(socketPath: string): string | null {
+  if (!TYPABLE_PATH.test(socketPath)) return null;
+  const buffer = launcherBuffer("$1");
+  const hashers = ["sha256sum", "shasum -a 256"].map((tool) => `printf %s "$w" | ${tool}`);
+  return `w=$(command tmux -S "${socketPath}" show-buffer -b "${buffer}" ";" ` +
+    `delete-buffer -b "${buffer}") && case $( { ${hashers.join(" || ")}; } 2>/dev/null) in ` +
+    `"$2 "*) eval "$w" ;; esac`;
+}
+
+/** Options for {@linkcode launcherScript}. */
+export interface LauncherScriptOptions {
+  names: CallNames;
+  paneId: string;
+  socketPath: string;
+  shell: ShellProgram;
+  command: string;
+  /** The pane's `#{pane_path}` before the call, put back when the command has ended. */
+  panePath: string;
+  /** True: the server waits on the channel (the trailer signals it); false: it follows the stream. */
+  waited: boolean;
+  /** Leave the pager variables as the shell has them. */
+  pagers: boolean;
+}
+
+/** How `sh` runs the command text `$c` with the shell `$X`, leaving its status in `s`. */
+const RUN_COMMAND = `"$X" "$@" -c "$c"; s=$?`;
+
+/** Shells that run `$c` otherwise. */
+const RUN_OTHERWISE: Partial<Record<LaunchedShell, string>> = {
+  // tcsh runs loops only from a script: one on fd 3, the terminal kept as its input.
+  tcsh: `exec 9<&0; printf '%s\\n' "$c" | "$X" /dev/fd/3 3<&0 0<&9 9<&-; s=$?`,
+  // csh closes descriptors above 2: a temporary file, removed after.
+  csh: `f=$(mktemp) && printf '%s\\n' "$c" >"$f" && "$X" "$f"; s=$?; rm -f "$f"`,
+};
+
+/**
+ * The script the bootstrap evaluates for one run: like the POSIX run function (`runFunction`),
+ * in a subshell that survives Ctrl-C, Ctrl-\ and SIGTERM: the start marker, the command run by
+ * the pane's shell, the end marker with its status, one tmux command that stores the status and
+ * clears the running mark, and the pane path put back; it exits with the command's status. The
+ * outer `sh` ends a run whose subshell was killed before its trailer, as the POSIX function's
+ * caller does. C-z is ignored: a stopped `sh` would leave the pane's shell at its prompt with the
+ * run never ended.
+ */
+export function launcherScript(options: LauncherScriptOptions): string {
+  const { names, paneId } = options;
+  const plain = Object.entries(PLAIN_PAGERS).map(([name, value]) => `${name}=${value}`).join(" ");
+  const status = (value: string) => `${value}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}`;
+  const mark = `#{==:#{${RUNNING_OPTION}},${names.channel}:#{pane_pid}}`;
+  const keep = `#{||:${options.waited ? 1 : 0},#{${names.record}}}`;
+  const body = [
+    "set +exv",
+    "trap : INT QUIT TERM",
+    `M ${names.startMarker}`,
+    ...options.pagers ? [] : [`export ${plain}`],
+    RUN_OTHERWISE[options.shell.kind] ?? RUN_COMMAND,
+    `M "${names.channel}_e$s"`,
+    `T set-option -p -F -t ${paneId} ${names.option} "${status("$s")}" ";" ` +
+    `if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION}" ";" ` +
+    `if-shell -F -t ${paneId} "${keep}" "wait-for -S ${names.channel}" ` +
+    `"set-option -p -u -t ${paneId} ${names.option}"`,
+    `M "$r"`,
+    `exit "$s"`,
+  ];
+  const guard = [
+    `M "${names.channel}_ek$s"`,
+    `T if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ` +
+    `set-option -p -F -t ${paneId} ${names.option} '${status("k$s")}' ; ` +
+    `if-shell -F -t ${paneId} '${keep}' 'wait-for -S ${names.channel}' ` +
+    `'set-option -p -u -t ${paneId} ${names.option}'"`,
+    `M "$r"`,
+  ];
+  return [
+    "trap : INT QUIT TERM",
+    "trap '' TSTP",
+    `T() { command tmux -S ${shellQuote(options.socketPath)} "$@"; }`,
+    `M() { printf '\\033\\\\\\033]7;%s\\033\\\\' "$1"; }`,
+    `r=${shellQuote(restorablePath(options.panePath))}`,
+    `X=${shellQuote(options.shell.program)}`,
+    `set -- ${options.shell.args.map(shellQuote).join(" ")}`,
+    `c=${shellQuote(options.command)}`,
+    `b() { ${body.join("; ")}; }`,
+    `( b "$@" )`,
+    "s=$?",
+    `[ "$s" -lt 128 ] || { ${guard.join("; ")}; }`,
+    `exit "$s"`,
+  ].join("\n");
+}
+
+/** Options for {@linkcode buildLauncherLine}. */
+export interface LauncherLineOptions {
+  /** The bootstrap for the pane's socket ({@linkcode launcherBootstrap}). */
+  bootstrap: string;
+  paneId: string;
+  /** SHA-256 of the script waiting in the pane's launcher buffer (lowercase hex). */
+  sha256: string;
+  /** Start the line with a space (fish and nushell then keep it out of their history). */
+  suppressHistory: boolean;
+}
+
+/** The line typed into a launched shell's pane. */
+export function buildLauncherLine(options: LauncherLineOptions): string {
+  const prefix = options.suppressHistory ? " " : "";
+  return `${prefix}/bin/sh -c '${options.bootstrap}' sh ${options.paneId} ${options.sha256}`;
+}

@@ -1,0 +1,136 @@
+/**
+ * Which shell a pane really runs, where tmux's `#{pane_current_command}` cannot say: bsd-csh
+ * started as `csh` calls itself `-sh` (tmux reports `sh`), tcsh started as `csh` reports `csh`,
+ * xonsh is a Python program, and a launched shell's `-c` is best run by the very program the pane
+ * runs. tmux is asked to run `ps` for the pane's foreground process group (on the tmux server's
+ * host, so it works wherever tmux runs); the answer is cached per pane process and name.
+ *
+ * @module
+ */
+
+import { spawnRun, THEN } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+import { NAME_PREFIX } from "../names.ts";
+import type { ShellProgram } from "./launcher.ts";
+import { classifyProcess, LAUNCHED_SHELLS, programName } from "./shell.ts";
+
+/** What a pane runs, as run_command drives it. */
+export type PaneShell =
+  | { kind: "posix" }
+  | { kind: "launched"; shell: ShellProgram }
+  | { kind: "unsupported"; name: string }
+  | { kind: "other" };
+
+/** Names that need a look at the process: they may be another shell than they say. */
+function ambiguous(name: string): boolean {
+  return name === "sh" || /^python[0-9.]*$/.test(name) || name in LAUNCHED_SHELLS;
+}
+
+const PROBE_OPTION = `@${NAME_PREFIX}shell`;
+
+/**
+ * Run by tmux's `if-shell` (expanded as a format first): the foreground process group's
+ * executable and arguments, kept in a pane option that the same tmux command prints and removes.
+ */
+const PROBE = "p=$(ps -o tpgid= -p #{pane_pid} 2>/dev/null); p=$(echo $p); " +
+  '[ -n "$p" ] && [ "$p" -gt 0 ] 2>/dev/null || p=#{pane_pid}; ' +
+  "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); a=$(ps -o args= -p $p); " +
+  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$e|$a"`;
+
+/** An executable's path as the probe reports it: absolute, one line, bounded. */
+const EXECUTABLE = /^\/[^\n\0]{0,1023}$/;
+
+/**
+ * What the probe's answer (`executable|arguments`) says the pane runs, by the executable's name,
+ * else its first argument's (Debian's rc is `rc.byron`, run as `rc`); null: it says nothing.
+ */
+export function shellFromProbe(answer: string): PaneShell | null {
+  const bar = answer.indexOf("|");
+  if (bar < 0) return null;
+  const program = answer.slice(0, bar).trim();
+  if (!EXECUTABLE.test(program)) return null;
+  const base = programName(program);
+  const argv0 = programName(answer.slice(bar + 1).trim().split(/\s+/)[0] ?? "");
+  if (/^python[0-9.]*$/.test(base)) {
+    return argv0 === "xonsh" || / \S*xonsh\b/.test(answer.slice(bar))
+      ? { kind: "launched", shell: { kind: "xonsh", program, args: ["-m", "xonsh"] } }
+      : { kind: "other" };
+  }
+  const launched = LAUNCHED_SHELLS[base] ??
+    (classifyProcess(base) === "other" ? LAUNCHED_SHELLS[argv0] : undefined);
+  if (launched !== undefined) {
+    return { kind: "launched", shell: { kind: launched, program, args: [] } };
+  }
+  const kind = fromName(base);
+  return kind.kind === "other" ? null : kind;
+}
+
+/** What a pane runs by its command name alone. */
+function fromName(name: string): PaneShell {
+  const base = programName(name);
+  switch (classifyProcess(base)) {
+    case "posix_shell":
+      return { kind: "posix" };
+    case "launched_shell":
+      return { kind: "launched", shell: { kind: LAUNCHED_SHELLS[base], program: base, args: [] } };
+    case "unsupported_shell":
+      return { kind: "unsupported", name: base };
+    case "other":
+      return { kind: "other" };
+  }
+}
+
+/** Pane shells looked at, kept at most this many (the oldest go first). */
+const CACHE_MAX = 1024;
+
+/** Options for {@linkcode paneShell}. */
+export interface PaneShellOptions {
+  /** Looked-at shells, by pane, pane process and name. */
+  cache: Map<string, PaneShell>;
+  /** The pane's `#{pane_pid}` and `#{pane_current_command}`. */
+  panePid: string;
+  command: string;
+}
+
+/** The key a pane's looked-at shell is cached under. */
+function shellKey(socket: TmuxSocket, paneId: string, options: PaneShellOptions): string {
+  return `${socket.socketName ?? ""}\0${paneId}\0${options.panePid}\0${options.command}`;
+}
+
+/**
+ * What a pane's foreground process is, as run_command drives it: by its name when that is plain,
+ * else by a look at the process (once per pane process and name).
+ */
+export async function paneShell(
+  socket: TmuxSocket,
+  paneId: string,
+  options: PaneShellOptions,
+): Promise<PaneShell> {
+  const name = programName(options.command);
+  if (!ambiguous(name)) return fromName(name);
+  const key = shellKey(socket, paneId, options);
+  const cached = options.cache.get(key);
+  if (cached !== undefined) return cached;
+  // A tmux process of its own: what if-shell runs after its shell command prints to that process,
+  // where a control client would get it outside the command's block.
+  const answer = await spawnRun(socket, [
+    ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
+  ]).catch(() => "");
+  const shell = shellFromProbe(answer.trim()) ?? fromName(name);
+  if (options.cache.size >= CACHE_MAX) {
+    options.cache.delete(options.cache.keys().next().value!);
+  }
+  options.cache.set(key, shell);
+  return shell;
+}
+
+/** Forgets what was looked at in a pane (a line it was typed did not run: look again). */
+export function forgetPaneShell(
+  cache: Map<string, PaneShell>,
+  socket: TmuxSocket,
+  paneId: string,
+): void {
+  const prefix = `${socket.socketName ?? ""}\0${paneId}\0`;
+  for (const key of [...cache.keys()]) if (key.startsWith(prefix)) cache.delete(key);
+}

@@ -1,0 +1,89 @@
+import { assert, assertEquals } from "../deps.ts";
+import {
+  buildLauncherLine,
+  launcherBootstrap,
+  launcherScript,
+} from "../../src/tmux/run/launcher.ts";
+import { shellFromProbe } from "../../src/tmux/run/probe.ts";
+import { callNames } from "../../src/tmux/run/shell.ts";
+
+Deno.test("the launcher line reads the same in every launched shell: no quote, backslash, ! or newline inside", () => {
+  const bootstrap = launcherBootstrap("/tmp/tmux-1000/default");
+  assert(bootstrap !== null);
+  assert(!/['\\!\n]/.test(bootstrap), bootstrap);
+  const line = buildLauncherLine({
+    bootstrap,
+    paneId: "%12",
+    sha256: "ab".repeat(32),
+    suppressHistory: true,
+  });
+  assertEquals(line.startsWith(" /bin/sh -c '"), true);
+  assertEquals(line.endsWith(`' sh %12 ${"ab".repeat(32)}`), true);
+  // Short: some line editors take time that grows faster than the line.
+  assert(line.length < 400, `${line.length} characters`);
+});
+
+Deno.test("a socket path the line could not carry gives no bootstrap", () => {
+  for (const path of [`/tmp/it's`, "/tmp/a\\b", "/tmp/$HOME", "/tmp/a!b", '/tmp/"', "/tmp/`x`"]) {
+    assertEquals(launcherBootstrap(path), null, path);
+  }
+  assert(launcherBootstrap("/tmp/tmux dir/sock-1,2@x+y%z") !== null);
+});
+
+Deno.test("the run's name and command are in the script, never in the typed line", () => {
+  const names = callNames("0123456789abcdef");
+  const script = launcherScript({
+    names,
+    paneId: "%3",
+    socketPath: "/tmp/s",
+    shell: { kind: "fish", program: "/usr/bin/fish", args: [] },
+    command: "echo 'it''s' \\ é\nnext",
+    panePath: "file://h/it's",
+    waited: false,
+    pagers: false,
+  });
+  assert(script.includes(names.channel));
+  assert(script.includes(`c='echo '\\''it'\\'''\\''s'\\'' \\ é\nnext'`), script);
+  assert(!script.endsWith("\n"));
+  const line = buildLauncherLine({
+    bootstrap: launcherBootstrap("/tmp/s")!,
+    paneId: "%3",
+    sha256: "00".repeat(32),
+    suppressHistory: false,
+  });
+  assert(!line.includes(names.channel) && !line.includes("0123456789abcdef"));
+});
+
+Deno.test("the probe tells shells by their program, whatever name they give themselves", () => {
+  const launched = (answer: string) => {
+    const shell = shellFromProbe(answer);
+    return shell?.kind === "launched" ? shell.shell : shell;
+  };
+  assertEquals(launched("/usr/bin/bsd-csh|-sh"), {
+    kind: "csh",
+    program: "/usr/bin/bsd-csh",
+    args: [],
+  });
+  assertEquals(launched("/usr/bin/tcsh|-csh"), {
+    kind: "tcsh",
+    program: "/usr/bin/tcsh",
+    args: [],
+  });
+  assertEquals(launched("/usr/bin/rc.byron|rc"), {
+    kind: "rc",
+    program: "/usr/bin/rc.byron",
+    args: [],
+  });
+  assertEquals(launched("/usr/bin/python3.11|/usr/bin/python3 /usr/bin/xonsh"), {
+    kind: "xonsh",
+    program: "/usr/bin/python3.11",
+    args: ["-m", "xonsh"],
+  });
+  assertEquals(shellFromProbe("/usr/bin/python3.11|python3"), { kind: "other" });
+  assertEquals(shellFromProbe("/usr/bin/bash|fish"), { kind: "posix" });
+  assertEquals(shellFromProbe("/usr/bin/pwsh|pwsh"), { kind: "unsupported", name: "pwsh" });
+  // Nothing to go by: the caller falls back to tmux's name.
+  assertEquals(shellFromProbe(""), null);
+  assertEquals(shellFromProbe("relative|fish"), null);
+  assertEquals(shellFromProbe("/opt/unknown|unknown"), null);
+});
