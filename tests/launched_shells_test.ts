@@ -229,3 +229,44 @@ Deno.test("without the byte stream (--no-control) a launched shell's run is cut 
     );
   }
 });
+
+Deno.test("a launched shell's run whose sh is killed ends at once, the signal named", async () => {
+  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
+  const pids = async (pattern: string) => {
+    const out = await new Deno.Command("pgrep", { args: ["-f", pattern], stdout: "piped" })
+      .output();
+    return new TextDecoder().decode(out.stdout).trim().split("\n").filter((pid) => pid !== "");
+  };
+  const parent = async (pid: string) => {
+    const out = await new Deno.Command("ps", { args: ["-o", "ppid=", "-p", pid], stdout: "piped" })
+      .output();
+    return new TextDecoder().decode(out.stdout).trim();
+  };
+  try {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = await startShell(tmux, CASES.fish, home);
+      const slow = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "sleep 1003",
+        timeout: 1,
+      });
+      assertEquals(slow.timed_out, true);
+      // sleep's parent is `fish -c`, whose parent is the launcher's subshell.
+      const [sleeper] = await pids("^sleep 1003$");
+      const subshell = await parent(await parent(sleeper));
+      Deno.kill(Number(subshell), "SIGKILL");
+      Deno.kill(Number(sleeper), "SIGKILL");
+      const ended = await call(conn, "wait_for_command", { run_id: slow.run_id, timeout: 10 });
+      assertEquals([ended.timed_out, ended.exit_status], [false, null]);
+      assertMatch((ended as unknown as { no_status_reason: string }).no_status_reason, /SIGKILL/);
+      const next = await call(conn, "run_command", { pane_id: pane, command: "echo next" });
+      assertEquals([next.exit_status, next.output], [0, ["next"]]);
+      await assertNoLeftovers(tmux, conn.serverPid);
+    });
+  } finally {
+    await until(
+      "the shell's home is removed",
+      () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
+    );
+  }
+});

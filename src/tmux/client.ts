@@ -13,10 +13,13 @@ import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transpo
 import type { TmuxSocket } from "./transport/socket.ts";
 import {
   createRunner,
+  type PaneOutcome,
   type ReadRequest,
   readRunOutput,
   type ResumeRequest,
   runCommand,
+  runMany,
+  type RunManyRequest,
   type RunPage,
   type RunRequest,
   type RunResult,
@@ -46,6 +49,8 @@ export interface TmuxClientOptions {
 export interface TmuxClient {
   /** Runs a command in a pane and waits for it, as the run_command contract says. */
   runCommand(request: RunRequest): Promise<RunResult>;
+  /** Runs one command in many panes, a window of them at once (run_command_many). */
+  runMany(request: RunManyRequest): Promise<PaneOutcome[]>;
   /** Waits again for a run that timed out, by its run id (wait_for_command). */
   waitForRun(request: ResumeRequest): Promise<RunResult>;
   /** A page of a kept run's output (read_command_output). */
@@ -68,6 +73,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   const runner = createRunner();
   return {
     runCommand: (request) => runCommand(runner, request),
+    runMany: (request) => runMany(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
     readRunOutput: (request) => readRunOutput(runner, request),
     socket: (socketName) => ({ socketName, tmpdir: options.tmpdir ?? null, controls, watchers }),

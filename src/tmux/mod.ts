@@ -108,5 +108,13 @@ export {
   lineBytes,
   type OutputBudget,
 } from "./excerpt.ts";
-export type { OutputMore, ReadRequest, ResumeRequest, RunRequest, RunResult } from "./run/mod.ts";
+export type {
+  OutputMore,
+  PaneOutcome,
+  ReadRequest,
+  ResumeRequest,
+  RunManyRequest,
+  RunRequest,
+  RunResult,
+} from "./run/mod.ts";
 export { ordered, type RunPage } from "./run/mod.ts";

@@ -16,6 +16,7 @@ import { registerPrompts } from "./prompts.ts";
 import { READ_TOOLS } from "./read.ts";
 import { registerResources } from "./resources.ts";
 import { RUN_TOOLS } from "./run.ts";
+import { RUN_MANY_TOOLS } from "./run_many.ts";
 import { SESSION_TOOLS } from "./sessions.ts";
 import { WINDOW_TOOLS } from "./windows.ts";
 import { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
@@ -30,6 +31,7 @@ export const ALL_TOOLS: AnyToolSpec[] = [
   ...PANE_TOOLS,
   ...READ_TOOLS,
   ...RUN_TOOLS,
+  ...RUN_MANY_TOOLS,
   ...INPUT_TOOLS,
   ...OPTION_TOOLS,
   ...CHANNEL_TOOLS,

@@ -27,6 +27,8 @@ export const TOOLSETS = {
     "kill_window",
     "kill_pane",
   ],
+  /** One command in many panes. */
+  fanout: ["run_command_many"],
   /** Reading by cursor, searching across panes. */
   read: ["capture_since", "search_panes"],
   /** Bracketed paste. */

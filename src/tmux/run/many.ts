@@ -1,0 +1,146 @@
+/**
+ * One command in many panes: each pane gets a run of its own under the single-pane contract (its
+ * nonce, its queue, its refusals, its record), a window of them in flight at once. One pane that
+ * hangs, is busy or is gone never holds up the others.
+ *
+ * @module
+ */
+
+import { TmuxError, type TmuxErrorCode } from "../errors.ts";
+import type { OutputBudget } from "../excerpt.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+import { listPanes } from "../objects.ts";
+import { checkId } from "../target.ts";
+import { runCommand } from "./runner.ts";
+import type { Runner } from "./state.ts";
+import type { RunResult } from "./types.ts";
+
+/** Options for {@linkcode runMany}. */
+export interface RunManyRequest {
+  socket: TmuxSocket;
+  /** The panes: `%N` ids (each once), or every pane of a window or of a session. */
+  panes: { ids: readonly string[] } | { windowId: string } | { sessionId: string };
+  command: string;
+  /** Seconds each pane's run may take (already clamped). */
+  timeout: number;
+  /** Seconds the whole call may take: a pane whose turn comes later is not started. */
+  deadline: number;
+  /** Runs in flight at once. */
+  concurrency: number;
+  /** Start no more panes once one has failed (any end but exit status 0). */
+  stopOnFailure: boolean;
+  /**
+   * What the results show in all: each pane's gets an even share (its `maxLines` as given when
+   * `tailOnly`, a caller's per-pane count).
+   */
+  budget: OutputBudget;
+  suppressHistory: boolean;
+  pagers: boolean;
+  /** Cancels the call: panes not started yet are not, runs in flight end as cancelled. */
+  signal?: AbortSignal;
+}
+
+/** How one pane's part of the call went. */
+export type PaneOutcome =
+  | { paneId: string; kind: "ran"; result: RunResult; startedAt: number }
+  | { paneId: string; kind: "error"; code: TmuxErrorCode; message: string }
+  | { paneId: string; kind: "skipped"; reason: string };
+
+/** Why a pane was never given its run. */
+const SKIPPED = {
+  deadline: "the call's deadline passed before this pane's turn",
+  failure: "an earlier pane failed and stop_on_failure is set",
+  cancelled: "the call was cancelled before this pane's turn",
+};
+
+/** The least of the output budget a pane's result gets, however many panes share it. */
+const SHARE_MIN = { bytes: 512, lines: 4 };
+
+/** Panes a call may name: a fan-out wider than this is refused. */
+export const MANY_MAX = 256;
+
+/** The panes a request names, checked: ids well formed and each once, a window's or session's. */
+async function panesOf(request: RunManyRequest): Promise<string[]> {
+  const { panes } = request;
+  const ids = "ids" in panes
+    ? panes.ids.map((id) => checkId("pane_id", id))
+    : (await listPanes(request.socket, {
+      windowId: "windowId" in panes ? panes.windowId : null,
+      sessionId: "sessionId" in panes ? checkId("session_id", panes.sessionId) : null,
+    })).map((pane) => pane.pane_id);
+  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (repeated !== undefined) {
+    throw new TmuxError("invalid_argument", `pane ${repeated} is named twice`);
+  }
+  if (ids.length === 0) throw new TmuxError("not_found", "no pane matches");
+  if (ids.length > MANY_MAX) {
+    throw new TmuxError(
+      "invalid_argument",
+      `${ids.length} panes: at most ${MANY_MAX} in one call`,
+    );
+  }
+  return ids;
+}
+
+/**
+ * Runs one command in every pane a request names, at most `concurrency` at a time, and returns
+ * one outcome per pane, in the order given (a window's or session's in tmux's order).
+ */
+export async function runMany(runner: Runner, request: RunManyRequest): Promise<PaneOutcome[]> {
+  const paneIds = await panesOf(request);
+  const started = Date.now();
+  const { maxBytes, maxLines, tailOnly } = request.budget;
+  const budget: OutputBudget = {
+    maxBytes: Math.max(SHARE_MIN.bytes, Math.floor(maxBytes / paneIds.length)),
+    maxLines: tailOnly
+      ? maxLines
+      : Math.max(SHARE_MIN.lines, Math.floor(maxLines / paneIds.length)),
+    tailOnly,
+  };
+  const ends = started + request.deadline * 1000;
+  const outcomes: PaneOutcome[] = new Array(paneIds.length);
+  let next = 0;
+  let failed = false;
+  const skipReason = (): string | null =>
+    request.signal?.aborted
+      ? SKIPPED.cancelled
+      : failed
+      ? SKIPPED.failure
+      : Date.now() >= ends
+      ? SKIPPED.deadline
+      : null;
+  const worker = async (): Promise<void> => {
+    while (next < paneIds.length) {
+      const index = next++;
+      const paneId = paneIds[index];
+      const skip = skipReason();
+      if (skip !== null) {
+        outcomes[index] = { paneId, kind: "skipped", reason: skip };
+        continue;
+      }
+      const startedAt = Date.now();
+      try {
+        const result = await runCommand(runner, {
+          socket: request.socket,
+          paneId,
+          command: request.command,
+          // A run never outlasts the call's deadline.
+          timeout: Math.min(request.timeout, Math.max(0.001, (ends - startedAt) / 1000)),
+          budget,
+          suppressHistory: request.suppressHistory,
+          pagers: request.pagers,
+          signal: request.signal,
+        });
+        outcomes[index] = { paneId, kind: "ran", result, startedAt };
+        if (result.exit_status !== 0) failed ||= request.stopOnFailure;
+      } catch (error) {
+        if (!(error instanceof TmuxError)) throw error;
+        outcomes[index] = { paneId, kind: "error", code: error.code, message: error.message };
+        failed ||= request.stopOnFailure;
+      }
+    }
+  };
+  const workers = Math.min(request.concurrency, paneIds.length);
+  await Promise.all(Array.from({ length: workers }, worker));
+  return outcomes;
+}

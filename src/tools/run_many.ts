@@ -1,0 +1,242 @@
+/**
+ * run_command_many: one command in many panes, one result per pane, identical outputs shown once.
+ *
+ * @module
+ */
+
+import { z } from "../deps.ts";
+import { type PaneOutcome, type RunResult, TmuxError } from "../tmux/mod.ts";
+import { budgetOf, clampTimeout } from "./context.ts";
+import { type AnyToolSpec, defineTool } from "./define.ts";
+import { lines } from "./render.ts";
+import {
+  maxLinesSchema,
+  maxOutputBytesSchema,
+  socketNameSchema,
+  timeoutSchema,
+} from "./schemas.ts";
+
+/** How one pane's run went. */
+const STATES = ["ok", "nonzero", "timed_out", "no_status", "not_started", "error"] as const;
+type State = (typeof STATES)[number];
+
+const input = {
+  command: z.string().min(1, { message: "command must not be empty" }).describe(
+    "shell command, the same for every pane",
+  ),
+  pane_ids: z.array(z.string()).min(1).max(256).nullable().optional().describe(
+    "the panes (like %3); or:",
+  ),
+  window_id: z.string().nullable().optional().describe("every pane of this window (like @2)"),
+  session_id: z.string().nullable().optional().describe("every pane of this session (like $1)"),
+  concurrency: z.number().int().min(1).max(64).default(16).describe("runs at once"),
+  timeout: timeoutSchema.describe("seconds per pane; clamped to the server's ceiling"),
+  deadline: z.number().positive().nullable().default(null).describe(
+    "seconds for the whole call (default: the server's ceiling); later panes are not started",
+  ),
+  stop_on_failure: z.boolean().default(false).describe(
+    "start no more panes once one fails",
+  ),
+  max_lines: maxLinesSchema.describe("per pane: only the last N lines"),
+  max_output_bytes: maxOutputBytesSchema.describe("bytes shown for all panes together"),
+  suppress_history: z.boolean().nullable().optional().describe(
+    "keep the typed line out of shell history (default true)",
+  ),
+  socket_name: socketNameSchema,
+};
+
+const output = {
+  summary: z.object({
+    panes: z.number().int(),
+    ok: z.number().int().describe("exit status 0"),
+    nonzero: z.number().int(),
+    timed_out: z.number().int().describe("MAY STILL BE RUNNING: wait_for_command collects them"),
+    no_status: z.number().int().describe("ended without a status (killed, say)"),
+    not_started: z.number().int(),
+    error: z.number().int().describe("refused (busy, gone, in a mode...)"),
+    elapsed_seconds: z.number(),
+  }).describe("counts by state"),
+  results: z.array(z.object({
+    pane_id: z.string(),
+    state: z.enum(STATES),
+    exit_status: z.number().int().nullable(),
+    run_id: z.string().nullable().describe(
+      "wait_for_command collects a timed-out run; read_command_output reads its output",
+    ),
+    reason: z.string().nullable().describe("why not ok: not started, error, no status"),
+    output_group: z.number().int().nullable().describe("its output: an index into groups"),
+    output_total_lines: z.number().int(),
+    output_truncated_lines: z.number().int().describe("lines not in its group's output"),
+    elapsed_seconds: z.number(),
+  })).describe("one per pane, in the order given"),
+  groups: z.array(z.object({
+    panes: z.array(z.string()).describe("the panes whose output this is"),
+    output: z.array(z.string()).describe("their output: all of it, or its first and last lines"),
+  })).describe("each distinct output once"),
+};
+
+type Results = z.infer<z.ZodObject<typeof output>>;
+type PaneResult = Results["results"][number];
+
+/** The state of a run that ran. */
+function stateOf(result: RunResult): State {
+  if (!result.started) return "not_started";
+  if (result.timed_out) return "timed_out";
+  if (result.exit_status === null) return "no_status";
+  return result.exit_status === 0 ? "ok" : "nonzero";
+}
+
+/**
+ * The lines a run's result shows, head and tail, with a marker where lines were left out that
+ * names this run (panes that wrote the same share it: any of their runs reads the rest).
+ */
+function shownLines(result: RunResult): string[] {
+  const omitted = result.output_omitted;
+  if (omitted === null) return [...result.output_head, ...result.output];
+  const gap = `... [${lines(omitted.lines)} left out: read_command_output run_id=` +
+    `${result.run_id} from_line=${omitted.after_line + 1}] ...`;
+  return [...result.output_head, gap, ...result.output];
+}
+
+/** What makes two runs' shown output the same, whatever their run ids. */
+function outputKey(result: RunResult): string {
+  const omitted = result.output_omitted;
+  return JSON.stringify([result.output_head, omitted?.lines, omitted?.after_line, result.output]);
+}
+
+/** The results, in pane order, with identical outputs gathered into groups. */
+function shape(outcomes: PaneOutcome[], started: number): Results {
+  const groups: Results["groups"] = [];
+  const byOutput = new Map<string, number>();
+  const results = outcomes.map((outcome): PaneResult => {
+    const base = { pane_id: outcome.paneId, elapsed_seconds: 0, output_total_lines: 0 };
+    if (outcome.kind !== "ran") {
+      return {
+        ...base,
+        state: outcome.kind === "error" ? "error" : "not_started",
+        exit_status: null,
+        run_id: null,
+        reason: outcome.kind === "error" ? `${outcome.code}: ${outcome.message}` : outcome.reason,
+        output_group: null,
+        output_truncated_lines: 0,
+      };
+    }
+    const { result } = outcome;
+    let group: number | null = null;
+    if (result.output_total_lines > 0) {
+      const key = outputKey(result);
+      group = byOutput.get(key) ?? null;
+      if (group === null) {
+        group = groups.push({ panes: [], output: shownLines(result) }) - 1;
+        byOutput.set(key, group);
+      }
+      groups[group].panes.push(outcome.paneId);
+    }
+    return {
+      ...base,
+      state: stateOf(result),
+      exit_status: result.exit_status,
+      run_id: result.started ? result.run_id : null,
+      reason: result.not_started_reason ?? result.no_status_reason,
+      output_group: group,
+      output_total_lines: result.output_total_lines,
+      output_truncated_lines: result.output_truncated_lines,
+      elapsed_seconds: result.elapsed_seconds,
+    };
+  });
+  const counts = Object.fromEntries(
+    STATES.map((state) => [state, results.filter((r) => r.state === state).length]),
+  ) as Record<State, number>;
+  const summary = {
+    panes: results.length,
+    ...counts,
+    elapsed_seconds: Math.round(Date.now() - started) / 1000,
+  };
+  return { summary, results, groups };
+}
+
+/** A pane's result as the summary names it. */
+function describe(result: PaneResult): string {
+  switch (result.state) {
+    case "ok":
+      return result.pane_id;
+    case "nonzero":
+      return `${result.pane_id} exit ${result.exit_status}`;
+    case "timed_out":
+      return `${result.pane_id} timed out, MAY STILL BE RUNNING (wait_for_command run_id=` +
+        `${result.run_id})`;
+    default:
+      return `${result.pane_id} ${result.state}: ${result.reason}`;
+  }
+}
+
+/** The text: the counts, what did not go well pane by pane, then each distinct output once. */
+function render(results: Results): string {
+  const { summary } = results;
+  const counts = STATES.filter((state) => summary[state] > 0)
+    .map((state) => `${summary[state]} ${state.replace("_", " ")}`);
+  const head = `${summary.panes} panes: ${counts.join(", ")}; ${summary.elapsed_seconds}s`;
+  const failures = results.results.filter((r) => r.state !== "ok").map(describe);
+  const groups = results.groups.flatMap((group) => {
+    const states = group.panes.map((pane) =>
+      describe(results.results.find((r) => r.pane_id === pane)!)
+    );
+    return [`--- ${states.join(", ")} ---`, ...group.output];
+  });
+  return [head, ...failures, ...groups].join("\n");
+}
+
+/** The fan-out tool. */
+export const RUN_MANY_TOOLS: AnyToolSpec[] = [
+  defineTool({
+    name: "run_command_many",
+    target: "none",
+    tier: "mutating",
+    title: "Run one shell command in many panes",
+    description: "Runs the same command in many panes (pane_ids, or every pane of a window or " +
+      "session), concurrency at a time, each as run_command would; returns one result per " +
+      "pane in order (state, exit status, run_id) and each distinct output once. One busy, " +
+      "hung or missing pane never holds up the rest, and is a result, not an error.",
+    input,
+    output,
+    openWorld: true,
+    destructive: true,
+    async run(args, call) {
+      const named = [args.pane_ids, args.window_id, args.session_id].filter((x) => x != null);
+      if (named.length !== 1) {
+        throw new TmuxError(
+          "invalid_argument",
+          "give exactly one of pane_ids, window_id, session_id",
+        );
+      }
+      if (args.command.includes("\0")) {
+        throw new TmuxError("invalid_argument", "command must not contain NUL characters");
+      }
+      const { context, extra } = call;
+      const started = Date.now();
+      const panes = args.pane_ids != null
+        ? { ids: args.pane_ids }
+        : args.window_id != null
+        ? { windowId: args.window_id }
+        : { sessionId: args.session_id! };
+      const outcomes = await context.tmux.runMany({
+        socket: call.socket,
+        panes,
+        command: args.command,
+        timeout: clampTimeout(context, args.timeout),
+        deadline: clampTimeout(context, args.deadline ?? context.config.waitMaxSeconds),
+        concurrency: args.concurrency,
+        stopOnFailure: args.stop_on_failure,
+        budget: budgetOf(context, args),
+        suppressHistory: args.suppress_history ?? context.config.suppressHistory,
+        pagers: false,
+        signal: extra.signal,
+      });
+      return shape(outcomes, started);
+    },
+    text: render,
+    // An error only when no pane's command ran at all.
+    failed: (result) =>
+      result.results.every((r) => r.state === "not_started" || r.state === "error"),
+  }),
+];
