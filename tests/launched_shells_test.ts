@@ -8,6 +8,7 @@ import { type Connection, withServer } from "./helpers/mcp.ts";
 import { type TestTmux, until } from "./helpers/tmux.ts";
 
 interface RunResult {
+  shell: string | null;
   exit_status: number | null;
   output: string[];
   timed_out: boolean;
@@ -130,6 +131,8 @@ for (const [name, shell] of Object.entries(CASES)) {
 
         const exited = await run(shell.tabThenExit3);
         assertEquals([exited.exit_status, exited.output], [3, ["a\tb"]]);
+        // The result names the shell, whose language the next command should be in.
+        assertEquals(exited.shell, name);
 
         const loop = await run(shell.loop);
         assertEquals([loop.exit_status, loop.output], [0, ["1", "2"]]);

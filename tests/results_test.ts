@@ -103,7 +103,8 @@ Deno.test("a result says how the run went before its output, and its text carrie
     }
     assertEquals(keys.at(-1), "output");
     const [summary, ...rest] = textOf(result).split("\n");
-    assertMatch(summary, /^exit 2 in %\d+ .*1,000 lines.*read_command_output run_id=/);
+    assertMatch(summary, /^exit 2 in %\d+ \(bash\) .*1,000 lines.*read_command_output run_id=/);
+    assertEquals(out.shell, "bash");
     assertEquals(rest, [
       ...out.output_head,
       `... [600 lines (2.3 KB) left out: read_command_output run_id=${out.run_id} from_line=101] ...`,

@@ -177,3 +177,21 @@ Deno.test("run_command_many: many panes' output fits one budget, identical outpu
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("run_command_many: a progress notification as each pane ends", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    const panes = [tmux.paneId, await tmux.newPane(), await tmux.newPane()];
+    const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+    const result = await conn.client.callTool(
+      { name: "run_command_many", arguments: { command: "exit 2", pane_ids: panes } },
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    ) as CallToolResult;
+    assertEquals(structured(result).summary.nonzero, 3);
+    assertEquals(progress.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]]);
+    assertEquals(
+      progress.map((p) => p.message).sort(),
+      panes.map((pane) => `${pane}: nonzero`).sort(),
+    );
+  });
+});

@@ -32,7 +32,7 @@ const READ_TOOL = "read_command_output";
 
 const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
-    "shell command (one line or many)",
+    "in the pane's shell's language (bash, fish, nu...); one line or many",
   ),
   ...paneSpecShape,
   timeout: timeoutSchema,
@@ -56,6 +56,9 @@ const outputMore = z.object({
 /** The result fields, in the order results carry them: how the run went, then its output. */
 const output = {
   pane_id: z.string().describe("the pane that received the command"),
+  shell: z.string().nullable().describe(
+    "the shell that ran it (bash, fish, nu...): write commands in its language; null: not known",
+  ),
   run_id: z.string().describe(
     "names this run: wait_for_command collects it after a timeout, read_command_output reads " +
       "its output",
@@ -192,7 +195,8 @@ function summary(result: ToolRunResult): string {
   if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
   if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");
   if (result.invalid_utf8) notes.push("bytes that are not UTF-8 show as U+FFFD");
-  return `${status} in ${result.pane_id} after ${result.elapsed_seconds}s; ${notes.join("; ")}`;
+  const where = result.shell === null ? result.pane_id : `${result.pane_id} (${result.shell})`;
+  return `${status} in ${where} after ${result.elapsed_seconds}s; ${notes.join("; ")}`;
 }
 
 /**

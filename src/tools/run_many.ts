@@ -7,7 +7,7 @@
 import { z } from "../deps.ts";
 import { type PaneOutcome, type RunResult, TmuxError } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout } from "./context.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
+import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
 import { lines } from "./render.ts";
 import {
   maxLinesSchema,
@@ -77,6 +77,18 @@ const output = {
 
 type Results = z.infer<z.ZodObject<typeof output>>;
 type PaneResult = Results["results"][number];
+
+/** How one pane's part ended, in a word or two. */
+function outcomeWord(outcome: PaneOutcome): string {
+  switch (outcome.kind) {
+    case "ran":
+      return stateOf(outcome.result).replace("_", " ");
+    case "error":
+      return outcome.code;
+    case "skipped":
+      return "not started";
+  }
+}
 
 /** The state of a run that ran. */
 function stateOf(result: RunResult): State {
@@ -214,6 +226,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
       }
       const { context, extra } = call;
       const started = Date.now();
+      let report: ((progress: number, message?: string) => void) | null | undefined;
       const panes = args.pane_ids != null
         ? { ids: args.pane_ids }
         : args.window_id != null
@@ -231,6 +244,11 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         suppressHistory: args.suppress_history ?? context.config.suppressHistory,
         pagers: false,
         signal: extra.signal,
+        // A progress notification as each pane's part ends, naming it and how it went.
+        onPaneDone: (done, total, outcome) => {
+          report ??= progressNotifier(extra, total) ?? null;
+          report?.(done, `${outcome.paneId}: ${outcomeWord(outcome)}`);
+        },
       });
       return shape(outcomes, started);
     },

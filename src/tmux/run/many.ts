@@ -38,6 +38,8 @@ export interface RunManyRequest {
   pagers: boolean;
   /** Cancels the call: panes not started yet are not, runs in flight end as cancelled. */
   signal?: AbortSignal;
+  /** Called as each pane's part ends, with how many have and how many there are. */
+  onPaneDone?: (done: number, total: number, outcome: PaneOutcome) => void;
 }
 
 /** How one pane's part of the call went. */
@@ -109,13 +111,18 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
       : Date.now() >= ends
       ? SKIPPED.deadline
       : null;
+  let done = 0;
+  const settle = (index: number, outcome: PaneOutcome): void => {
+    outcomes[index] = outcome;
+    request.onPaneDone?.(++done, paneIds.length, outcome);
+  };
   const worker = async (): Promise<void> => {
     while (next < paneIds.length) {
       const index = next++;
       const paneId = paneIds[index];
       const skip = skipReason();
       if (skip !== null) {
-        outcomes[index] = { paneId, kind: "skipped", reason: skip };
+        settle(index, { paneId, kind: "skipped", reason: skip });
         continue;
       }
       const startedAt = Date.now();
@@ -131,12 +138,12 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
           pagers: request.pagers,
           signal: request.signal,
         });
-        outcomes[index] = { paneId, kind: "ran", result, startedAt };
         if (result.exit_status !== 0) failed ||= request.stopOnFailure;
+        settle(index, { paneId, kind: "ran", result, startedAt });
       } catch (error) {
         if (!(error instanceof TmuxError)) throw error;
-        outcomes[index] = { paneId, kind: "error", code: error.code, message: error.message };
         failed ||= request.stopOnFailure;
+        settle(index, { paneId, kind: "error", code: error.code, message: error.message });
       }
     }
   };

@@ -88,6 +88,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
   const base = {
     pane_id: paneId,
+    shell: null,
     run_id: request.runId,
     effective_timeout: request.timeout,
     started: true,

@@ -35,6 +35,7 @@ import {
   isInlineSafe,
   killedReason,
   markNonce,
+  programName,
   type RunEnd,
   type RunFunction,
   runFunction,
@@ -183,8 +184,9 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
   const nonce = newNonce();
   const names = callNames(nonce);
-  const base = {
+  let base = {
     pane_id: paneId,
+    shell: null as string | null,
     run_id: runIdOf(paneId, nonce),
     effective_timeout: request.timeout,
     ...NO_OUTPUT,
@@ -235,6 +237,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         unsupportedShell(paneId, state.pane_current_command),
       );
     }
+    base = {
+      ...base,
+      shell: shell?.kind === "launched"
+        ? shell.shell.kind
+        : shell?.kind === "posix"
+        ? programName(state.pane_current_command)
+        : null,
+    };
     const bootstrap = shell?.kind === "launched" ? launcherBootstrap(state.socket_path) : null;
     if (shell?.kind === "launched" && bootstrap === null) {
       throw new TmuxError(
@@ -430,7 +440,7 @@ interface RunContext {
   waiter: TmuxChild | null;
   /** The run function's mark for the pane's shell; null: a launcher ran the command. */
   functionMark: string | null;
-  base: Pick<RunResult, "pane_id" | "run_id" | "effective_timeout"> & OutputFields;
+  base: Pick<RunResult, "pane_id" | "shell" | "run_id" | "effective_timeout"> & OutputFields;
   elapsed: () => number;
   /** Set when the run timed out and its stream is to be followed after the call. */
   followed: boolean;

@@ -82,6 +82,11 @@ export interface OutputFields {
 export interface RunResult extends OutputFields {
   /** The pane that received the command. */
   pane_id: string;
+  /**
+   * The shell that ran it (bash, zsh, fish, nu...), whose language the command is in; null when
+   * not known (no shell was looked at, or the run was collected later).
+   */
+  shell: string | null;
   /** Names this run for wait_for_command and read_command_output. */
   run_id: string;
   /** The shell's `$?`; null when it timed out or was not started. */
@@ -103,6 +108,7 @@ export interface RunResult extends OutputFields {
 /** The fields of a {@linkcode RunResult}, in the order results carry them. */
 export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "pane_id",
+  "shell",
   "run_id",
   "exit_status",
   "timed_out",
