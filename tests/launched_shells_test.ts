@@ -233,6 +233,31 @@ Deno.test("without the byte stream (--no-control) a launched shell's run is cut 
   }
 });
 
+Deno.test("a launched shell's directory and environment changes stay inside the run", async () => {
+  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
+  try {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = await startShell(tmux, CASES.fish, home);
+      const before = await call(conn, "run_command", { pane_id: pane, command: "pwd" });
+      const changed = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "cd /; set -gx LEFT_BEHIND 1; function left_behind; end; pwd",
+      });
+      assertEquals(changed.output, ["/"]);
+      const after = await call(conn, "run_command", {
+        pane_id: pane,
+        command: 'pwd; echo "[$LEFT_BEHIND]"; functions -q left_behind; or echo no function',
+      });
+      assertEquals(after.output, [...before.output, "[]", "no function"]);
+    });
+  } finally {
+    await until(
+      "the shell's home is removed",
+      () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
+    );
+  }
+});
+
 Deno.test("a launched shell's run whose sh is killed ends at once, the signal named", async () => {
   const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
   const pids = async (pattern: string) => {

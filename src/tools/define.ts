@@ -122,15 +122,17 @@ async function resolveTarget(
 
 /**
  * Sends progress notifications for a request that carries a progress token (undefined when it
- * carries none). A notification that cannot be sent is dropped: it never fails the call.
+ * carries none). A notification that cannot be sent is dropped: it never fails the call. The
+ * promise settles once it is sent: a caller that must have it arrive before its result (a client
+ * forgets a request's progress once answered) waits for it.
  */
 export function progressNotifier(
   extra: Extra,
   total: number,
-): ((progress: number, message?: string) => void) | undefined {
+): ((progress: number, message?: string) => Promise<void>) | undefined {
   const token = extra._meta?.progressToken;
   if (token === undefined) return undefined;
-  return (progress, message) => {
+  return (progress, message) =>
     extra.sendNotification({
       method: "notifications/progress",
       params: {
@@ -140,7 +142,6 @@ export function progressNotifier(
         ...(message === undefined ? {} : { message }),
       },
     }).catch(() => {});
-  };
 }
 
 /**

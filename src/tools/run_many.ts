@@ -226,7 +226,8 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
       }
       const { context, extra } = call;
       const started = Date.now();
-      let report: ((progress: number, message?: string) => void) | null | undefined;
+      let report: ((progress: number, message?: string) => Promise<void>) | null | undefined;
+      const notified: Promise<void>[] = [];
       const panes = args.pane_ids != null
         ? { ids: args.pane_ids }
         : args.window_id != null
@@ -247,9 +248,12 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         // A progress notification as each pane's part ends, naming it and how it went.
         onPaneDone: (done, total, outcome) => {
           report ??= progressNotifier(extra, total) ?? null;
-          report?.(done, `${outcome.paneId}: ${outcomeWord(outcome)}`);
+          const sent = report?.(done, `${outcome.paneId}: ${outcomeWord(outcome)}`);
+          if (sent !== undefined) notified.push(sent);
         },
       });
+      // Every notification goes before the result: after it, the client drops them.
+      await Promise.all(notified);
       return shape(outcomes, started);
     },
     text: render,

@@ -86,4 +86,5 @@ Deno.test("the probe tells shells by their program, whatever name they give them
   assertEquals(shellFromProbe(""), null);
   assertEquals(shellFromProbe("relative|fish"), null);
   assertEquals(shellFromProbe("/opt/unknown|unknown"), null);
+  assertEquals(shellFromProbe(`/usr/bin/fish|${"x".repeat(10_000)}`), null);
 });

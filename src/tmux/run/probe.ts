@@ -37,6 +37,9 @@ const PROBE = "p=$(ps -o tpgid= -p #{pane_pid} 2>/dev/null); p=$(echo $p); " +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); a=$(ps -o args= -p $p); " +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$e|$a"`;
 
+/** The longest probe answer looked at: a path and a command line. */
+const ANSWER_MAX = 8192;
+
 /** An executable's path as the probe reports it: absolute, one line, bounded. */
 const EXECUTABLE = /^\/[^\n\0]{0,1023}$/;
 
@@ -45,6 +48,8 @@ const EXECUTABLE = /^\/[^\n\0]{0,1023}$/;
  * else its first argument's (Debian's rc is `rc.byron`, run as `rc`); null: it says nothing.
  */
 export function shellFromProbe(answer: string): PaneShell | null {
+  // A pane option: anything in the pane could have written it, at any length.
+  if (answer.length > ANSWER_MAX) return null;
   const bar = answer.indexOf("|");
   if (bar < 0) return null;
   const program = answer.slice(0, bar).trim();

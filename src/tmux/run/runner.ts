@@ -94,8 +94,12 @@ const SETTLE_MS = 1000;
 /** Commands up to this many bytes go to their buffer over the control client, larger ones on a tmux process's standard input. */
 const SET_BUFFER_MAX = 64 * 1024;
 
-/** How long a line editor's prompt may take to reach the watcher after tmux drew it. */
-const EDITOR_WAIT_MS = 150;
+/**
+ * How long a line editor's prompt may take to reach the watcher once it has caught up with tmux:
+ * the shell may not have drawn it yet. Only a refusal waits this long; on a loaded machine 150 ms
+ * was seen to be too short after a flood.
+ */
+const EDITOR_WAIT_MS = 1000;
 const EDITOR_STEP_MS = 5;
 
 /**
