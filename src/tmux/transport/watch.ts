@@ -11,6 +11,7 @@
  * @module
  */
 
+import { lineEditorSeen } from "./line_editor.ts";
 import type { SocketAddress } from "./exec.ts";
 import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
 import { privateName } from "../names.ts";
@@ -46,6 +47,8 @@ export interface Watcher {
    * Known only for what this watcher saw since it attached.
    */
   lineEditor: Map<string, boolean>;
+  /** Per followed pane, the end of its last `%output` line (see `lineEditorSeen`). */
+  editorTails: Map<string, Uint8Array>;
   /** Panes a call has followed through this watcher: their output keeps coming. */
   followed: Set<string>;
   /**
@@ -92,28 +95,6 @@ const LINGER_MS = 10 * 60_000;
 
 /** Watchers kept per socket: a new one ends the least recently used idle one, if it must. */
 const WATCHERS_MAX = 16;
-
-/** Bracketed paste switched on or off, as `%output` escapes it. */
-const BRACKET_ON = encoder.encode("\\033[?2004h");
-const BRACKET_OFF = encoder.encode("\\033[?2004l");
-
-const QUESTION = 0x3f;
-
-/** Where `needle` (which holds a `?`) last occurs in `line`: found from its `?`, natively. */
-function lastIndexOf(line: Uint8Array, needle: Uint8Array): number {
-  const mark = needle.indexOf(QUESTION);
-  outer: for (
-    let at = line.lastIndexOf(QUESTION);
-    at >= 0;
-    at = line.lastIndexOf(QUESTION, at - 1)
-  ) {
-    const start = at - mark;
-    if (start < 0 || start + needle.length > line.length) continue;
-    for (let j = 0; j < needle.length; j++) if (line[start + j] !== needle[j]) continue outer;
-    return start;
-  }
-  return -1;
-}
 
 /** How long a new watcher may take to answer its first command. */
 const READY_MS = 2000;
@@ -170,12 +151,12 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
       if (!watcher.paused.has(pane)) pausePane(watcher, pane, true);
       return;
     }
-    const on = lastIndexOf(line, BRACKET_ON);
-    const off = lastIndexOf(line, BRACKET_OFF);
-    if (on !== off) watcher.lineEditor.set(pane, on > off);
+    const data = line.subarray(space + 1);
+    const seen = lineEditorSeen(watcher.editorTails.get(pane), data);
+    watcher.editorTails.set(pane, seen.tail);
+    if (seen.reading !== null) watcher.lineEditor.set(pane, seen.reading);
     const listeners = watcher.listeners.get(pane);
     if (!listeners || listeners.size === 0) return;
-    const data = line.subarray(space + 1);
     if (watcher.scratch.length < data.length) watcher.scratch = new Uint8Array(data.length);
     const bytes = unescapeOutput(data, watcher.scratch);
     for (const listener of listeners) listener(bytes);
@@ -207,6 +188,7 @@ async function start(
     ready: null,
     idle: undefined,
     lineEditor: new Map(),
+    editorTails: new Map(),
     followed: new Set(),
     paused: new Set(),
   };
