@@ -117,4 +117,4 @@ export type {
   RunRequest,
   RunResult,
 } from "./run/mod.ts";
-export { ordered, type RunPage } from "./run/mod.ts";
+export { MANY_MAX, ordered, type RunPage } from "./run/mod.ts";

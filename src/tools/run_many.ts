@@ -5,7 +5,7 @@
  */
 
 import { z } from "../deps.ts";
-import { type PaneOutcome, type RunResult, TmuxError } from "../tmux/mod.ts";
+import { MANY_MAX, type PaneOutcome, type RunResult, TmuxError } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout } from "./context.ts";
 import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
 import { lines } from "./render.ts";
@@ -24,7 +24,7 @@ const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
     "shell command, the same for every pane",
   ),
-  pane_ids: z.array(z.string()).min(1).max(256).nullable().optional().describe(
+  pane_ids: z.array(z.string()).min(1).max(MANY_MAX).nullable().optional().describe(
     "the panes (like %3); or:",
   ),
   window_id: z.string().nullable().optional().describe("every pane of this window (like @2)"),

@@ -44,7 +44,7 @@ export interface RunManyRequest {
 
 /** How one pane's part of the call went. */
 export type PaneOutcome =
-  | { paneId: string; kind: "ran"; result: RunResult; startedAt: number }
+  | { paneId: string; kind: "ran"; result: RunResult }
   | { paneId: string; kind: "error"; code: TmuxErrorCode; message: string }
   | { paneId: string; kind: "skipped"; reason: string };
 
@@ -70,16 +70,17 @@ async function panesOf(request: RunManyRequest): Promise<string[]> {
       windowId: "windowId" in panes ? panes.windowId : null,
       sessionId: "sessionId" in panes ? checkId("session_id", panes.sessionId) : null,
     })).map((pane) => pane.pane_id);
-  const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (repeated !== undefined) {
-    throw new TmuxError("invalid_argument", `pane ${repeated} is named twice`);
-  }
   if (ids.length === 0) throw new TmuxError("not_found", "no pane matches");
   if (ids.length > MANY_MAX) {
     throw new TmuxError(
       "invalid_argument",
       `${ids.length} panes: at most ${MANY_MAX} in one call`,
     );
+  }
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new TmuxError("invalid_argument", `pane ${id} is named twice`);
+    seen.add(id);
   }
   return ids;
 }
@@ -139,7 +140,7 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
           signal: request.signal,
         });
         if (result.exit_status !== 0) failed ||= request.stopOnFailure;
-        settle(index, { paneId, kind: "ran", result, startedAt });
+        settle(index, { paneId, kind: "ran", result });
       } catch (error) {
         if (!(error instanceof TmuxError)) throw error;
         failed ||= request.stopOnFailure;

@@ -8,7 +8,7 @@
  */
 
 export { runCommand } from "./runner.ts";
-export { type PaneOutcome, runMany, type RunManyRequest } from "./many.ts";
+export { MANY_MAX, type PaneOutcome, runMany, type RunManyRequest } from "./many.ts";
 export { type ResumeRequest, waitForRun } from "./resume.ts";
 export { createRunner, type Runner, stopRunner } from "./state.ts";
 export { ordered, type OutputMore, type RunRequest, type RunResult } from "./types.ts";
