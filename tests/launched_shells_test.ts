@@ -115,6 +115,28 @@ async function startShell(tmux: TestTmux, shell: Case, home: string): Promise<st
   return pane;
 }
 
+/**
+ * Runs `body` with a server and the shell started in a pane of its own, in a home of its own that
+ * is removed after (the shell may still be writing its history as it goes).
+ */
+async function withShell(
+  shell: Case,
+  options: { extraArgs?: string[] },
+  body: (conn: Connection, tmux: TestTmux, pane: string, home: string) => Promise<void>,
+): Promise<void> {
+  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
+  try {
+    await withServer("stdio", options, async (conn, tmux) => {
+      await body(conn, tmux, await startShell(tmux, shell, home), home);
+    });
+  } finally {
+    await until(
+      "the shell's home is removed",
+      () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
+    );
+  }
+}
+
 for (const [name, shell] of Object.entries(CASES)) {
   Deno.test(`run_command in ${name}: status, output, C-c, several lines, non-ASCII`, async () => {
     const found = await new Deno.Command("sh", {
@@ -122,62 +144,51 @@ for (const [name, shell] of Object.entries(CASES)) {
       stdout: "null",
     }).output();
     assert(found.success, `${shell.program} is not installed (.ci/run installs it)`);
-    const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
-    try {
-      await withServer("stdio", {}, async (conn, tmux) => {
-        const pane = await startShell(tmux, shell, home);
-        const run = (command: string, extra: Record<string, unknown> = {}) =>
-          call(conn, "run_command", { pane_id: pane, command, timeout: 20, ...extra });
+    await withShell(shell, {}, async (conn, tmux, pane, home) => {
+      const run = (command: string, extra: Record<string, unknown> = {}) =>
+        call(conn, "run_command", { pane_id: pane, command, timeout: 20, ...extra });
 
-        const exited = await run(shell.tabThenExit3);
-        assertEquals([exited.exit_status, exited.output], [3, ["a\tb"]]);
-        // The result names the shell, whose language the next command should be in.
-        assertEquals(exited.shell, name);
+      const exited = await run(shell.tabThenExit3);
+      assertEquals([exited.exit_status, exited.output], [3, ["a\tb"]]);
+      // The result names the shell, whose language the next command should be in.
+      assertEquals(exited.shell, name);
 
-        const loop = await run(shell.loop);
-        assertEquals([loop.exit_status, loop.output], [0, ["1", "2"]]);
+      const loop = await run(shell.loop);
+      assertEquals([loop.exit_status, loop.output], [0, ["1", "2"]]);
 
-        const unicode = await run(shell.unicode);
-        assertEquals([unicode.exit_status, unicode.output], [0, ["héllo 🚀"]]);
+      const unicode = await run(shell.unicode);
+      assertEquals([unicode.exit_status, unicode.output], [0, ["héllo 🚀"]]);
 
-        // Interrupted: the status comes back, not a timeout.
-        const slow = await run(shell.sleep ?? "sleep 30", { timeout: 1 });
-        assertEquals([slow.timed_out, slow.started], [true, true]);
-        await call(conn, "send_keys", { pane_id: pane, keys: ["C-c"] });
-        const interrupted = await call(conn, "wait_for_command", {
-          run_id: slow.run_id,
-          timeout: 10,
-        });
-        assertEquals(interrupted.timed_out, false);
-        assert(
-          interrupted.exit_status !== null && interrupted.exit_status !== 0,
-          `C-c gave ${interrupted.exit_status}`,
-        );
-
-        const next = await run("echo next");
-        assertEquals([next.exit_status, next.output], [0, ["next"]]);
-
-        if (shell.historyFile !== undefined) {
-          // A line typed by hand goes to the history file; the launcher's lines do not.
-          await call(conn, "send_keys", { pane_id: pane, text: "echo by-hand", enter: true });
-          const file = `${home}/${shell.historyFile}`;
-          await until(
-            `${name} writes its history`,
-            () =>
-              Deno.readTextFile(file).then((text) => text.includes("echo by-hand"), () => false),
-          );
-          const history = await Deno.readTextFile(file);
-          assert(!history.includes("/bin/sh"), `the launcher line is in ${name}'s history`);
-        }
-        await assertNoLeftovers(tmux, conn.serverPid);
+      // Interrupted: the status comes back, not a timeout.
+      const slow = await run(shell.sleep ?? "sleep 30", { timeout: 1 });
+      assertEquals([slow.timed_out, slow.started], [true, true]);
+      await call(conn, "send_keys", { pane_id: pane, keys: ["C-c"] });
+      const interrupted = await call(conn, "wait_for_command", {
+        run_id: slow.run_id,
+        timeout: 10,
       });
-    } finally {
-      // The shell may still be writing its history as it goes.
-      await until(
-        "the shell's home is removed",
-        () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
+      assertEquals(interrupted.timed_out, false);
+      assert(
+        interrupted.exit_status !== null && interrupted.exit_status !== 0,
+        `C-c gave ${interrupted.exit_status}`,
       );
-    }
+
+      const next = await run("echo next");
+      assertEquals([next.exit_status, next.output], [0, ["next"]]);
+
+      if (shell.historyFile !== undefined) {
+        // A line typed by hand goes to the history file; the launcher's lines do not.
+        await call(conn, "send_keys", { pane_id: pane, text: "echo by-hand", enter: true });
+        const file = `${home}/${shell.historyFile}`;
+        await until(
+          `${name} writes its history`,
+          () => Deno.readTextFile(file).then((text) => text.includes("echo by-hand"), () => false),
+        );
+        const history = await Deno.readTextFile(file);
+        assert(!history.includes("/bin/sh"), `the launcher line is in ${name}'s history`);
+      }
+      await assertNoLeftovers(tmux, conn.serverPid);
+    });
   });
 }
 
@@ -213,53 +224,34 @@ Deno.test("a shell run_command cannot drive is refused, saying what to do", asyn
 });
 
 Deno.test("without the byte stream (--no-control) a launched shell's run is cut from the screen", async () => {
-  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
-  try {
-    await withServer("stdio", { extraArgs: ["--no-control"] }, async (conn, tmux) => {
-      const pane = await startShell(tmux, CASES.fish, home);
-      const run = await call(conn, "run_command", {
-        pane_id: pane,
-        command: "echo one; echo 'héllo 🚀'; exit 3",
-      });
-      // Found by the end of its typed line (which names no run), so nothing of it is output.
-      assertEquals([run.exit_status, run.output], [3, ["one", "héllo 🚀"]]);
-      await assertNoLeftovers(tmux, conn.serverPid);
+  await withShell(CASES.fish, { extraArgs: ["--no-control"] }, async (conn, tmux, pane) => {
+    const run = await call(conn, "run_command", {
+      pane_id: pane,
+      command: "echo one; echo 'héllo 🚀'; exit 3",
     });
-  } finally {
-    await until(
-      "the shell's home is removed",
-      () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
-    );
-  }
+    // Found by the end of its typed line (which names no run), so nothing of it is output.
+    assertEquals([run.exit_status, run.output], [3, ["one", "héllo 🚀"]]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
 });
 
 Deno.test("a launched shell's directory and environment changes stay inside the run", async () => {
-  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
-  try {
-    await withServer("stdio", {}, async (conn, tmux) => {
-      const pane = await startShell(tmux, CASES.fish, home);
-      const before = await call(conn, "run_command", { pane_id: pane, command: "pwd" });
-      const changed = await call(conn, "run_command", {
-        pane_id: pane,
-        command: "cd /; set -gx LEFT_BEHIND 1; function left_behind; end; pwd",
-      });
-      assertEquals(changed.output, ["/"]);
-      const after = await call(conn, "run_command", {
-        pane_id: pane,
-        command: 'pwd; echo "[$LEFT_BEHIND]"; functions -q left_behind; or echo no function',
-      });
-      assertEquals(after.output, [...before.output, "[]", "no function"]);
+  await withShell(CASES.fish, {}, async (conn, _tmux, pane) => {
+    const before = await call(conn, "run_command", { pane_id: pane, command: "pwd" });
+    const changed = await call(conn, "run_command", {
+      pane_id: pane,
+      command: "cd /; set -gx LEFT_BEHIND 1; function left_behind; end; pwd",
     });
-  } finally {
-    await until(
-      "the shell's home is removed",
-      () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
-    );
-  }
+    assertEquals(changed.output, ["/"]);
+    const after = await call(conn, "run_command", {
+      pane_id: pane,
+      command: 'pwd; echo "[$LEFT_BEHIND]"; functions -q left_behind; or echo no function',
+    });
+    assertEquals(after.output, [...before.output, "[]", "no function"]);
+  });
 });
 
 Deno.test("a launched shell's run whose sh is killed ends at once, the signal named", async () => {
-  const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
   const pids = async (pattern: string) => {
     const out = await new Deno.Command("pgrep", { args: ["-f", pattern], stdout: "piped" })
       .output();
@@ -270,31 +262,23 @@ Deno.test("a launched shell's run whose sh is killed ends at once, the signal na
       .output();
     return new TextDecoder().decode(out.stdout).trim();
   };
-  try {
-    await withServer("stdio", {}, async (conn, tmux) => {
-      const pane = await startShell(tmux, CASES.fish, home);
-      const slow = await call(conn, "run_command", {
-        pane_id: pane,
-        command: "sleep 1003",
-        timeout: 1,
-      });
-      assertEquals(slow.timed_out, true);
-      // sleep's parent is `fish -c`, whose parent is the launcher's subshell.
-      const [sleeper] = await pids("^sleep 1003$");
-      const subshell = await parent(await parent(sleeper));
-      Deno.kill(Number(subshell), "SIGKILL");
-      Deno.kill(Number(sleeper), "SIGKILL");
-      const ended = await call(conn, "wait_for_command", { run_id: slow.run_id, timeout: 10 });
-      assertEquals([ended.timed_out, ended.exit_status], [false, null]);
-      assertMatch((ended as unknown as { no_status_reason: string }).no_status_reason, /SIGKILL/);
-      const next = await call(conn, "run_command", { pane_id: pane, command: "echo next" });
-      assertEquals([next.exit_status, next.output], [0, ["next"]]);
-      await assertNoLeftovers(tmux, conn.serverPid);
+  await withShell(CASES.fish, {}, async (conn, tmux, pane) => {
+    const slow = await call(conn, "run_command", {
+      pane_id: pane,
+      command: "sleep 1003",
+      timeout: 1,
     });
-  } finally {
-    await until(
-      "the shell's home is removed",
-      () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
-    );
-  }
+    assertEquals(slow.timed_out, true);
+    // sleep's parent is `fish -c`, whose parent is the launcher's subshell.
+    const [sleeper] = await pids("^sleep 1003$");
+    const subshell = await parent(await parent(sleeper));
+    Deno.kill(Number(subshell), "SIGKILL");
+    Deno.kill(Number(sleeper), "SIGKILL");
+    const ended = await call(conn, "wait_for_command", { run_id: slow.run_id, timeout: 10 });
+    assertEquals([ended.timed_out, ended.exit_status], [false, null]);
+    assertMatch((ended as unknown as { no_status_reason: string }).no_status_reason, /SIGKILL/);
+    const next = await call(conn, "run_command", { pane_id: pane, command: "echo next" });
+    assertEquals([next.exit_status, next.output], [0, ["next"]]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
 });

@@ -85,12 +85,9 @@ function fromName(name: string): PaneShell {
   }
 }
 
-/** Pane shells looked at, kept at most this many (the oldest go first). */
-const CACHE_MAX = 1024;
-
 /** Options for {@linkcode paneShell}. */
 export interface PaneShellOptions {
-  /** Looked-at shells, by pane, pane process and name. */
+  /** Looked-at shells, by pane, pane process and name (a bounded map: the caller's). */
   cache: Map<string, PaneShell>;
   /** The pane's `#{pane_pid}` and `#{pane_current_command}`. */
   panePid: string;
@@ -123,9 +120,6 @@ export async function paneShell(
     ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
   ]).catch(() => "");
   const shell = shellFromProbe(answer.trim()) ?? fromName(name);
-  if (options.cache.size >= CACHE_MAX) {
-    options.cache.delete(options.cache.keys().next().value!);
-  }
   options.cache.set(key, shell);
   return shell;
 }

@@ -14,6 +14,7 @@ import { queryPane } from "../target.ts";
 import { type CallNames, markOutlivedShell, type RunFunction, RUNNING_OPTION } from "./shell.ts";
 import type { Position } from "./types.ts";
 import type { PaneShell } from "./probe.ts";
+import { BoundedMap } from "./bounded_map.ts";
 import { OutputStore } from "./run_output.ts";
 
 /** State shared by all calls of one server: per-pane queues and leftovers of calls given up. */
@@ -45,16 +46,19 @@ export interface Runner {
   inFlight: Set<Promise<unknown>>;
 }
 
+/** Panes (or pane processes) each per-pane map remembers, the oldest going first. */
+const PANES_REMEMBERED_MAX = 1024;
+
 /** Makes the state shared by the calls of one server. */
 export function createRunner(): Runner {
   return {
     locks: createKeyedLock(),
     orphans: new Map(),
-    lastEnds: new Map(),
+    lastEnds: new BoundedMap(PANES_REMEMBERED_MAX),
     settling: new Map(),
-    functions: new Map(),
+    functions: new BoundedMap(PANES_REMEMBERED_MAX),
     definitions: new Map(),
-    shells: new Map(),
+    shells: new BoundedMap(PANES_REMEMBERED_MAX),
     store: new OutputStore(),
     stop: new AbortController(),
     inFlight: new Set(),
@@ -75,26 +79,17 @@ export function lockKey(socket: TmuxSocket, paneId: string): string {
   return `${socket.socketName ?? ""}\x00${paneId}`;
 }
 
-/** Panes remembered by each of {@linkcode rememberEnd} and {@linkcode rememberFunction}. */
-const PANES_REMEMBERED_MAX = 1024;
-
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > PANES_REMEMBERED_MAX) map.delete(map.keys().next().value!);
-}
-
 /**
  * Remembers that a pane's shell was given a run function (a bounded map, oldest out first); null:
  * its shell is given none (a launcher runs its commands), so nothing changes.
  */
 export function rememberFunction(runner: Runner, key: string, value: string | null): void {
-  if (value !== null) remember(runner.functions, key, value);
+  if (value !== null) runner.functions.set(key, value);
 }
 
 /** Remembers where a pane's last output ended, for the next call's wait for the prompt. */
 export function rememberEnd(runner: Runner, key: string, end: Position): void {
-  remember(runner.lastEnds, key, { history: end.history, y: end.y, x: end.x });
+  runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
 }
 
 /** A call in a pane, named by its nonce. */
