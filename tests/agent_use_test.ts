@@ -389,6 +389,16 @@ Deno.test("a line a continuation prompt takes is answered at once, not at the ti
     await ok(conn, "send_keys", { pane_id: pane, keys: ["C-c"] });
     const next = await ok(conn, "run_command", { pane_id: pane, command: "echo next" });
     assertEquals(next.output, ["next"]);
+    // A C-c or an Enter typed just before brings a prompt the run may see before its own line.
+    for (let i = 0; i < 5; i++) {
+      await ok(conn, "send_keys", { pane_id: pane, text: 'echo "unclosed', enter: true });
+      await ok(conn, "send_keys", { pane_id: pane, keys: ["C-c"] });
+      const after = await ok(conn, "run_command", { pane_id: pane, command: `echo c${i}` });
+      assertEquals(after.output, [`c${i}`]);
+      await ok(conn, "send_keys", { pane_id: pane, text: "true", enter: true });
+      const then = await ok(conn, "run_command", { pane_id: pane, command: `echo e${i}` });
+      assertEquals(then.output, [`e${i}`]);
+    }
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

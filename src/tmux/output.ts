@@ -44,10 +44,18 @@ interface TypedEnd {
 /** How much of a typed line's end finds its row when the line does not name its channel. */
 const TYPED_TAIL = 32;
 
+/**
+ * The part of a typed line that finds its echo: the run's name, or, in a launcher's line (which
+ * hides the name), the end of its last word (the SHA-256 of the run's script). No spaces.
+ */
+export function typedToken(typedLine: string, channel: string): string {
+  if (typedLine.includes(channel)) return channel;
+  return typedLine.trim().split(/\s/).at(-1)!.slice(-TYPED_TAIL);
+}
+
 function findTyped(lines: readonly string[], typedLine: string, channel: string): TypedEnd | null {
   const typed = typedLine.trim();
-  // A launcher's line hides the run's name; it ends with the SHA-256 of the run's script instead.
-  const token = typed.includes(channel) ? channel : typed.slice(-TYPED_TAIL);
+  const token = typedToken(typed, channel);
   const first = lines.findIndex((line) => line.includes(token));
   if (first < 0) return null;
   let end: TypedEnd | null = null;

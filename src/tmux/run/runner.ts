@@ -354,6 +354,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       let typed = launched?.typed ??
         lineWith(tap === null || runner.functions.get(key) !== functionMark);
       const buffered = launched?.script ?? (inline ? null : request.command);
+      stream?.typing(typed);
       const claimed = await typeLine(call, { typed, mark, buffered });
       if (claimed !== null) {
         return notTyped(busyWith(paneId, claimed, "a run_command of another server"));
@@ -375,6 +376,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         // A shell started in the pane since the function was defined: the line again, with it.
         typed = lineWith(true);
         stream = new RunStream(names, output, run.name);
+        stream.typing(typed);
         await pasteLine(call, typed);
         outcome = await waitForEnd(streamEnd(stream, tap!), request, {
           started,

@@ -9,6 +9,8 @@
 
 import { abortable } from "../../async.ts";
 import type { Excerpt } from "../excerpt.ts";
+import { typedToken } from "../output.ts";
+import { EchoScan } from "./echo_scan.ts";
 import type { RunOutput } from "./run_output.ts";
 import { type CallNames, endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
 import { LineReducer } from "./terminal_text.ts";
@@ -54,6 +56,7 @@ export class RunStream {
   #phase: "before" | "inside" | "after" = "before";
   #output: RunOutput;
   #reducer: LineReducer;
+  #channel: string;
   #start: string;
   #end: string;
   /** How it ended: undefined until then, null when the status field was not one. */
@@ -69,7 +72,11 @@ export class RunStream {
   #missing: string[];
   /** The last of the text before the start marker. */
   #before = "";
-  /** A line editor accepted a line since the typing. */
+  /** Finds the typed line's echo; none until the line is known. */
+  #echo: EchoScan | null = null;
+  /** The last of the text after the typed line's echo, before the start marker. */
+  #editor = "";
+  /** A line editor accepted a line since the typed line's echo. */
   #accepted = false;
   #unread: Unread | null = null;
 
@@ -82,6 +89,7 @@ export class RunStream {
       `command not found: ${functionName}`,
     ];
     this.#reducer = new LineReducer(output);
+    this.#channel = names.channel;
     this.#start = `${OSC7}${names.startMarker}${ST}`;
     this.#end = `${OSC7}${endMarkerPrefix(names)}`;
     this.#ended = new Promise((resolve) => this.#markEnded = resolve);
@@ -129,6 +137,14 @@ export class RunStream {
   /** Whether the command switched to the alternate screen. */
   get alternateScreen(): boolean {
     return this.#reducer.alternateScreen;
+  }
+
+  /**
+   * Names the line about to be typed. The shell's answer to it comes after its echo: what comes
+   * before (the prompt that a C-c or an Enter typed just earlier brings) answers something else.
+   */
+  typing(line: string): void {
+    this.#echo = new EchoScan(typedToken(line, this.#channel));
   }
 
   /** The run's output (its log, and the excerpt a result shows). */
@@ -184,16 +200,27 @@ export class RunStream {
   #watchUnread(text: string): void {
     const window = this.#before = (this.#before + text).slice(-BEFORE_MAX);
     const lacksFunction = this.#missing.some((said) => window.includes(said));
-    // An accept that slid out of the window came before everything in it.
-    const off = window.lastIndexOf(BRACKET_OFF);
-    this.#accepted ||= off >= 0;
-    const readsAgain = this.#accepted && window.lastIndexOf(BRACKET_ON) > off;
-    if (!lacksFunction && !readsAgain) return;
+    if (!this.#readsAgain(text) && !lacksFunction) return;
     this.#unread = { lacksFunction };
     this.#phase = "after";
     this.#isSettled = true;
     this.#markEnded();
     this.#markSettled();
+  }
+
+  /** Whether a line editor accepted a line after the typed line's echo, and reads again. */
+  #readsAgain(text: string): boolean {
+    if (this.#echo === null) return false;
+    if (!this.#echo.seen) {
+      const after = this.#echo.scan(text);
+      if (after < 0) return false;
+      text = text.slice(after);
+    }
+    const window = this.#editor = (this.#editor + text).slice(-BEFORE_MAX);
+    // An accept that slid out of the window came before everything in it.
+    const off = window.lastIndexOf(BRACKET_OFF);
+    this.#accepted ||= off >= 0;
+    return this.#accepted && window.lastIndexOf(BRACKET_ON) > off;
   }
 
   /** Reads the status of an end marker at the start of `text`, or keeps it for more bytes. */
