@@ -32,7 +32,7 @@ async function burst(conn: Connection, panes: string[], round: number): Promise<
   results.forEach((result, i) => {
     const out = result.structuredContent as Json | undefined;
     assert(out !== undefined, textOf(result));
-    if (i % 3 !== 0) assertEquals(out.output, [`b${round}p${i}`], textOf(result));
+    if (i % 3 !== 0) assertEquals(out.output, [`b${round}p${i}`], JSON.stringify(out));
   });
 }
 

@@ -99,3 +99,16 @@ Deno.test("an echo scan sees no token in escape sequences, nor one not written",
   assert(scan.scan(`\x1b]0;t\x07${token}`) > 0);
   assertEquals([scan.seen, scan.scan(token)], [true, -1]);
 });
+
+Deno.test("a start marker cut anywhere, even inside its ST, is still seen", () => {
+  const whole = `${TYPED}\r\n${OFF}${START}b0p5\r\n${END}`;
+  for (let at = 0; at <= whole.length; at++) {
+    const stream = streamFor(TYPED);
+    feed(stream, whole.slice(0, at), whole.slice(at));
+    assertEquals(
+      [stream.started, stream.output.excerpt().tail, stream.end],
+      [true, ["b0p5"], { kind: "exit", status: 0 }],
+      `cut at ${at}`,
+    );
+  }
+});

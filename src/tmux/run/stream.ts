@@ -40,12 +40,16 @@ export interface Unread {
 
 /**
  * How many characters at the end of `text` could be the start of `marker` (which begins with
- * ESC): they wait for the next bytes, the rest can be read now.
+ * ESC): they wait for the next bytes, the rest can be read now. The longest such end counts: a
+ * start marker holds a second ESC (its ST), and tmux may cut the output right after it.
  */
 function markerStart(text: string, marker: string): number {
-  const from = text.lastIndexOf("\x1b");
-  if (from < 0 || text.length - from >= marker.length) return 0;
-  return marker.startsWith(text.slice(from)) ? text.length - from : 0;
+  for (let from = Math.max(0, text.length - marker.length + 1); from < text.length; from++) {
+    from = text.indexOf("\x1b", from);
+    if (from < 0) return 0;
+    if (marker.startsWith(text.slice(from))) return text.length - from;
+  }
+  return 0;
 }
 
 /** Collects one run's output; feed it the pane's bytes with {@linkcode RunStream.push}. */
