@@ -14,6 +14,7 @@ import { Client, StreamableHTTPClientTransport } from "../tests/deps.ts";
 import { type Connection, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
+import { remoteBench } from "./bench_remote.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
 const SCALE = values.quick ? 0.2 : 1;
@@ -451,6 +452,19 @@ try {
   } finally {
     await http.close();
   }
+
+  // A remote host over ssh (a test sshd here), directly and 10 ms of round trip away.
+  await remoteBench((key, label, value, unit) => report(key, label, value, { unit }), {
+    runs: n(30),
+    program: [
+      Deno.execPath(),
+      "run",
+      "--quiet",
+      `--v8-flags=${SHIPPED_V8_FLAGS}`,
+      "--allow-run=tmux,ssh",
+      ENTRY,
+    ],
+  });
 
   // Cold start: process start to the first tools/list answer.
   const shippedCold = await coldStart(tmuxServer.socketName, SHIPPED, n(10));

@@ -10,6 +10,7 @@ import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 import { DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
 import { randomHex } from "./hex.ts";
 import { isLoopback } from "./net.ts";
+import { parseRemote, type RemoteHost } from "./tmux/mod.ts";
 
 /** HTTP settings. */
 export interface HttpConfig {
@@ -55,6 +56,26 @@ export function permittedEnv(name: string): string | undefined {
   return status.state === "granted" ? Deno.env.get(name) : undefined;
 }
 
+/** The hosts declared with --remote, or else in TMUX_MCP_REMOTES; each name once. */
+function remotesFrom(flags: Flags): RemoteHost[] {
+  const specs = flags.remote.length > 0 ? flags.remote : nameList(permittedEnv("TMUX_MCP_REMOTES"));
+  const remotes = specs.map(parseRemote);
+  const names = new Set<string>();
+  for (const { name } of remotes) {
+    if (names.has(name)) throw new Error(`--remote: host ${name} is declared twice`);
+    names.add(name);
+  }
+  if (
+    remotes.length > 0 &&
+    Deno.permissions.querySync({ name: "run", command: "ssh" }).state !== "granted"
+  ) {
+    throw new Error(
+      "--remote needs permission to run ssh: start the server with --allow-run=tmux,ssh",
+    );
+  }
+  return remotes;
+}
+
 function parseSeconds(text: string): number {
   const value = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || value < 1 || value > 600) {
@@ -95,6 +116,11 @@ export function configFromFlags(flags: Flags): StartConfig {
     control: !flags.noControl,
     anySocket: flags.anySocket,
     tmuxTmpdir: flags.tmuxTmpdir ?? permittedEnv("TMUX_MCP_TMUX_TMPDIR") ?? null,
+    remotes: remotesFrom(flags),
+    ssh: {
+      configFile: flags.sshConfig ?? null,
+      acceptNewHostKeys: flags.remoteAcceptNewHostKeys,
+    },
   };
   if (!flags.http) {
     if (flags.host !== undefined || flags.port !== undefined) {

@@ -31,6 +31,9 @@ export interface Flags {
   auditLog: boolean;
   noControl: boolean;
   keepHistory: boolean;
+  remote: string[];
+  sshConfig: string | undefined;
+  remoteAcceptNewHostKeys: boolean;
 }
 
 /** The usage text printed by --help. */
@@ -66,6 +69,14 @@ Usage: tmux-mcp [options]
   --generate-token           make a random token and print it to stderr
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
+  --remote NAME=ssh:ALIAS    let calls reach the tmux of another host over ssh as host NAME
+                             (repeatable; env TMUX_MCP_REMOTES, comma-separated); ALIAS from
+                             the ssh config, or ssh://[user@]host[:port]; add ?socket=S for its
+                             tmux -L socket, ?tmux=/path for its tmux; needs --allow-run=tmux,ssh
+  --ssh-config FILE          the ssh config file to use (ssh -F; default ssh's own)
+  --remote-accept-new-host-keys
+                             accept and record the key of a host never seen before (default:
+                             fail with host_key_unknown)
   --no-control               spawn one tmux process per command instead of using a control client
   --keep-history             run_command's suppress_history defaults to false
   --version                  print the version
@@ -103,6 +114,9 @@ export function parseFlags(args: readonly string[]): Flags {
       "audit-log": { type: "boolean" },
       "no-control": { type: "boolean" },
       "keep-history": { type: "boolean" },
+      remote: { type: "string", multiple: true },
+      "ssh-config": { type: "string" },
+      "remote-accept-new-host-keys": { type: "boolean" },
     },
   });
   if (positionals.length > 0) {
@@ -131,5 +145,8 @@ export function parseFlags(args: readonly string[]): Flags {
     auditLog: values["audit-log"] ?? false,
     noControl: values["no-control"] ?? false,
     keepHistory: values["keep-history"] ?? false,
+    remote: values.remote ?? [],
+    sshConfig: values["ssh-config"],
+    remoteAcceptNewHostKeys: values["remote-accept-new-host-keys"] ?? false,
   };
 }

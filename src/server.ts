@@ -28,6 +28,8 @@ export function createToolContext(config: ServerConfig): ToolContext {
       control: config.control,
       attach: config.policy.tier !== "readonly",
       tmpdir: config.tmuxTmpdir,
+      remotes: config.remotes,
+      ssh: config.ssh,
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),

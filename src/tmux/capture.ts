@@ -6,7 +6,8 @@
 
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
-import { THEN } from "./transport/exec.ts";
+import { THEN } from "./transport/command_line.ts";
+import { socketKey } from "./transport/exec.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 import { cellWidth, splitCapture } from "./output.ts";
@@ -341,7 +342,7 @@ export async function captureSince(
   cursor: string | null,
   options: SinceOptions = {},
 ): Promise<SinceResult> {
-  const owner = { pane: paneId, socket: socket.socketName ?? "" };
+  const owner = { pane: paneId, socket: socketKey(socket) };
   const state = cursor === null ? null : decodeCursor(cursor, owner);
   let guess = await queryPosition(socket, paneId);
   if (state === null) {

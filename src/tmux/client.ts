@@ -12,6 +12,14 @@ import { createClientGates } from "./transport/gate.ts";
 import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transport/watch.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import {
+  createSshLink,
+  LOCAL_HOST,
+  type RemoteHost,
+  type SshLink,
+  type SshOptions,
+} from "./transport/ssh.ts";
+import { TmuxError } from "./errors.ts";
+import {
   createRunner,
   type PaneOutcome,
   type ReadRequest,
@@ -43,6 +51,10 @@ export interface TmuxClientOptions {
   attach?: boolean;
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
   tmpdir?: string | null;
+  /** Hosts whose tmux calls may reach over ssh, as the operator declared them. */
+  remotes?: readonly RemoteHost[];
+  /** How ssh reaches them. */
+  ssh?: SshOptions;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -55,8 +67,13 @@ export interface TmuxClient {
   waitForRun(request: ResumeRequest): Promise<RunResult>;
   /** A page of a kept run's output (read_command_output). */
   readRunOutput(request: ReadRequest): RunPage;
-  /** The address of one tmux server (a `-L` name, or null for tmux's default) on this client. */
-  socket(socketName: string | null): TmuxSocket;
+  /**
+   * The address of one tmux server on this client: on `host` (default this machine's), its `-L`
+   * name, or null for the default (a remote host's declared socket, else tmux's own).
+   */
+  socket(socketName: string | null, host?: string): TmuxSocket;
+  /** The hosts calls may name: "local", then the declared ones. */
+  readonly hosts: readonly string[];
   /** Ends the calls in flight (as cancellations), then every control client and watcher. */
   close(): Promise<void>;
 }
@@ -71,18 +88,45 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     : null;
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
+  const links = new Map<string, SshLink>(
+    (options.remotes ?? []).map((host) => [
+      host.name,
+      createSshLink(host, options.ssh ?? { configFile: null, acceptNewHostKeys: false }),
+    ]),
+  );
+  const hosts = [LOCAL_HOST, ...links.keys()];
   return {
+    hosts,
     runCommand: (request) => runCommand(runner, request),
     runMany: (request) => runMany(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
     readRunOutput: (request) => readRunOutput(runner, request),
-    socket: (socketName) => ({ socketName, tmpdir: options.tmpdir ?? null, controls, watchers }),
+    socket(socketName, host = LOCAL_HOST): TmuxSocket {
+      if (host === LOCAL_HOST) {
+        return { socketName, tmpdir: options.tmpdir ?? null, controls, watchers, remote: null };
+      }
+      const remote = links.get(host);
+      if (remote === undefined) {
+        throw new TmuxError(
+          "invalid_argument",
+          `unknown host ${JSON.stringify(host)} (declared: ${hosts.join(", ")})`,
+        );
+      }
+      return {
+        socketName: socketName ?? remote.host.socketName,
+        tmpdir: null,
+        controls,
+        watchers,
+        remote,
+      };
+    },
     async close(): Promise<void> {
       await stopRunner(runner);
       await Promise.all([
         controls === null ? undefined : closeControlPool(controls),
         watchers === null ? undefined : closeWatcherPool(watchers),
       ]);
+      await Promise.all([...links.values()].map((link) => link.close()));
     },
   };
 }

@@ -16,6 +16,9 @@ export type TmuxErrorCode =
   | "pane_dead"
   | "pane_busy"
   | "unsupported_shell"
+  | "host_unreachable"
+  | "host_key_unknown"
+  | "auth_failed"
   | "cancelled"
   | "internal_error";
 

@@ -8,7 +8,7 @@
 
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
-import { THEN } from "./transport/exec.ts";
+import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { getPane, type Pane } from "./objects.ts";
 import { captureSince } from "./capture.ts";

@@ -8,6 +8,7 @@
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
 export { createTmuxClient, type TmuxClient, type TmuxClientOptions } from "./client.ts";
 export type { TmuxSocket } from "./transport/socket.ts";
+export { LOCAL_HOST, parseRemote, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
 export { tmuxVersion } from "./transport/exec.ts";
 export { NAME_PREFIX } from "./names.ts";
 export {
@@ -111,10 +112,12 @@ export {
 export type {
   OutputMore,
   PaneOutcome,
+  PaneTarget,
   ReadRequest,
   ResumeRequest,
   RunManyRequest,
   RunRequest,
   RunResult,
 } from "./run/mod.ts";
-export { MANY_MAX, ordered, type RunPage } from "./run/mod.ts";
+export { MANY_MAX, ordered, runIdHost, type RunPage } from "./run/mod.ts";
+export { hostName } from "./transport/exec.ts";

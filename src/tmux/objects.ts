@@ -6,7 +6,7 @@
 
 import { isNoServer, TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
-import { THEN } from "./transport/exec.ts";
+import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { FIELD_SEPARATOR, formatOf, intField, parseRecords } from "./format.ts";
 import { checkId, queryPane } from "./target.ts";

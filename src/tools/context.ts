@@ -6,11 +6,13 @@
 
 import {
   DEFAULT_BUDGET,
+  LOCAL_HOST,
   type OutputBudget,
   type TmuxClient,
   type TmuxSocket,
 } from "../tmux/mod.ts";
 import type { ToolPolicy } from "./policy.ts";
+import type { RemoteHost, SshOptions } from "../tmux/mod.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
 export interface ServerConfig {
@@ -34,6 +36,10 @@ export interface ServerConfig {
   anySocket: boolean;
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
   tmuxTmpdir: string | null;
+  /** Hosts whose tmux calls may reach over ssh (`host`), as the operator declared them. */
+  remotes: RemoteHost[];
+  /** How ssh reaches them. */
+  ssh: SshOptions;
 }
 
 /** Shared by the tools of every MCP session this process serves. */
@@ -47,9 +53,17 @@ export interface ToolContext {
   available: Readonly<Record<string, readonly string[]>>;
 }
 
-/** The socket a call talks to: its own `socket_name`, else the server default. */
-export function socketOf(context: ToolContext, socketName?: string | null): TmuxSocket {
-  return context.tmux.socket(socketName ?? context.config.socketName);
+/**
+ * The socket a call talks to: on its `host` (default this machine), its own `socket_name`, else
+ * the server's default (a remote host's declared socket).
+ */
+export function socketOf(
+  context: ToolContext,
+  args: { socketName?: string | null; host?: string | null },
+): TmuxSocket {
+  const host = args.host ?? LOCAL_HOST;
+  const fallback = host === LOCAL_HOST ? context.config.socketName : null;
+  return context.tmux.socket(args.socketName ?? fallback, host);
 }
 
 /**

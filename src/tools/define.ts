@@ -15,13 +15,15 @@ import type {
 import { z } from "../deps.ts";
 import {
   checkId,
+  LOCAL_HOST,
   type PaneSpec,
   resolvePane,
   resolveSession,
+  runIdHost,
   TmuxError,
   type TmuxSocket,
 } from "../tmux/mod.ts";
-import { socketOf, type ToolContext } from "./context.ts";
+import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { toHex } from "../hex.ts";
@@ -71,6 +73,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
   description: string;
   input: I;
   output: O;
+  /** Output fields listed only when remote hosts are declared (the host, a lost link). */
+  remoteOutput?: z.ZodRawShape;
   /** Whether the tool reaches beyond tmux's own state (runs programs, types into shells). */
   openWorld?: boolean;
   /** Whether it may destroy things (default: the destructive tier only). */
@@ -176,21 +180,32 @@ const configs = new WeakMap<AnyToolSpec, ToolConfig>();
 /**
  * The input a tool takes: `socket_name` only where calls may choose their tmux server
  * (`--any-socket`); elsewhere the server's socket is the only one, and no schema repeats it.
+ * `host` only when the operator declared remote hosts: its schema lists them, and a name not
+ * declared is answered by the handler (invalid_argument naming the declared ones).
  */
-function inputOf(spec: AnyToolSpec, anySocket: boolean): z.ZodRawShape {
-  if (anySocket) return spec.input;
-  const { socket_name: _, ...input } = spec.input;
-  return input;
+function inputOf(spec: AnyToolSpec, config: ServerConfig): z.ZodRawShape {
+  const { socket_name: _, ...local } = spec.input;
+  const input = config.anySocket ? spec.input : local;
+  if (config.remotes.length === 0) return input;
+  const hosts = [LOCAL_HOST, ...config.remotes.map((remote) => remote.name)];
+  return {
+    ...input,
+    host: z.string().max(64).optional().meta({ enum: hosts }).describe(
+      "the machine whose tmux to use (default local)",
+    ),
+  };
 }
 
-function configOf(spec: AnyToolSpec, anySocket: boolean): ToolConfig {
+function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
   let config = configs.get(spec);
   if (config === undefined) {
     config = {
       title: spec.title,
       description: spec.description,
-      inputSchema: z.strictObject(inputOf(spec, anySocket)),
-      outputSchema: z.object(spec.output),
+      inputSchema: z.strictObject(inputOf(spec, server)),
+      outputSchema: z.object(
+        server.remotes.length === 0 ? spec.output : { ...spec.remoteOutput, ...spec.output },
+      ),
       annotations: {
         title: spec.title,
         readOnlyHint: spec.tier === "readonly",
@@ -204,15 +219,31 @@ function configOf(spec: AnyToolSpec, anySocket: boolean): ToolConfig {
   return config;
 }
 
+/**
+ * The host a call names: a remote run's id starts with its host (so wait_for_command needs no
+ * `host`), else its `host` argument.
+ */
+function callHost(args: Record<string, unknown>): string | undefined {
+  const given = args.host as string | undefined;
+  const ofRun = typeof args.run_id === "string" ? runIdHost(args.run_id) : null;
+  if (ofRun !== null && given !== undefined && given !== ofRun) {
+    throw new TmuxError("invalid_argument", `run ${args.run_id} ran on ${ofRun}, not ${given}`);
+  }
+  return ofRun ?? given;
+}
+
 /** Registers a tool (when the policy allows it) with error mapping and structured output. */
 export function registerSpec(server: McpServer, spec: AnyToolSpec, context: ToolContext): void {
-  server.registerTool(spec.name, configOf(spec, context.config.anySocket), async (
+  server.registerTool(spec.name, configOf(spec, context.config), async (
     args: Record<string, unknown>,
     extra: Extra,
   ): Promise<CallToolResult> => {
     const started = Date.now();
     const result = await guarded(async () => {
-      const socket = socketOf(context, args.socket_name as string | null | undefined);
+      const socket = socketOf(context, {
+        socketName: args.socket_name as string | null | undefined,
+        host: callHost(args),
+      });
       const target = await resolveTarget(spec.target, socket, args);
       const value = await spec.run(args, { socket, target, context, extra });
       const text = spec.text ? spec.text(value) : JSON.stringify(value);
@@ -235,7 +266,7 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
 /** Argument fields whose text is never logged, only its length and a hash. */
 const REDACTED = ["command", "keys", "text"];
 /** Argument fields logged as they are: ids and the socket. */
-const LOGGED = ["pane_id", "window_id", "session_id", "socket_name"];
+const LOGGED = ["pane_id", "window_id", "session_id", "socket_name", "host"];
 
 async function digest(text: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));

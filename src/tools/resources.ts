@@ -36,7 +36,7 @@ function one(value: string | string[]): string {
 
 /** Registers the resources. */
 export function registerResources(server: McpServer, context: ToolContext): void {
-  const socket = socketOf(context);
+  const socket = socketOf(context, {});
   server.registerResource("capabilities", "tmux://capabilities", {
     title: "What this server offers",
     description: "Safety tier, toolsets on and available, tools in force, wait ceiling and " +

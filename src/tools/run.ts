@@ -8,6 +8,7 @@
 import { z } from "../deps.ts";
 import {
   DEFAULT_BUDGET,
+  hostName,
   ordered,
   type OutputMore,
   resolvePane,
@@ -54,6 +55,15 @@ const outputMore = z.object({
 );
 
 /** The result fields, in the order results carry them: how the run went, then its output. */
+/** Result fields only a server with remote hosts declared lists. */
+const remoteOutput = {
+  host: z.string().optional().describe("the remote host it ran on (absent: this machine)"),
+  transport_lost: z.boolean().optional().describe(
+    "the link to the host dropped during the call: the command MAY STILL BE RUNNING; " +
+      "wait_for_command collects it",
+  ),
+};
+
 const output = {
   pane_id: z.string().describe("the pane that received the command"),
   shell: z.string().nullable().describe(
@@ -127,13 +137,22 @@ const output = {
 
 /** A run result as the tools return it: the tool that reads what it left out named. */
 export type ToolRunResult = Omit<RunResult, "output_more"> & {
+  host?: string;
   output_more: ({ tool: string } & OutputMore) | null;
 };
 
-/** A run result as the tools return it: its fields in order, the reading tool named. */
-function shapeRunResult(result: RunResult): ToolRunResult {
+/**
+ * A run result as the tools return it: its host first when remote, its fields in order, the
+ * reading tool named.
+ */
+function shapeRunResult(result: RunResult, socket: TmuxSocket): ToolRunResult {
   const more = result.output_more;
-  return { ...ordered(result), output_more: more === null ? null : { tool: READ_TOOL, ...more } };
+  const host = hostName(socket);
+  return {
+    ...(host === null ? {} : { host }),
+    ...ordered(result),
+    output_more: more === null ? null : { tool: READ_TOOL, ...more },
+  };
 }
 
 /** How to read the rest, as the text says it. */
@@ -161,6 +180,8 @@ function summary(result: ToolRunResult): string {
     ? `timed out after ${result.effective_timeout}s; the command MAY STILL BE RUNNING ` +
       `(wait_for_command run_id=${result.run_id} collects it); if it waits for keys (a ` +
       "pager's ':' or '(END)' wants ['q']), send_keys them"
+    : result.transport_lost
+    ? `link lost: ${result.no_status_reason}`
     : result.exit_status === null
     ? `ended without an exit status (${result.no_status_reason})`
     : `exit ${result.exit_status}`;
@@ -195,7 +216,8 @@ function summary(result: ToolRunResult): string {
   if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
   if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");
   if (result.invalid_utf8) notes.push("bytes that are not UTF-8 show as U+FFFD");
-  const where = result.shell === null ? result.pane_id : `${result.pane_id} (${result.shell})`;
+  const pane = result.host === undefined ? result.pane_id : `${result.host}:${result.pane_id}`;
+  const where = result.shell === null ? pane : `${pane} (${result.shell})`;
   return `${status} in ${where} after ${result.elapsed_seconds}s; ${notes.join("; ")}`;
 }
 
@@ -261,6 +283,7 @@ async function runFromTool(
         report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
       }),
     }),
+    request.socket,
   );
 }
 
@@ -317,6 +340,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       "to type into a running program, use send_keys.",
     input,
     output,
+    remoteOutput,
     openWorld: true,
     destructive: true,
     async run(args, call) {
@@ -351,6 +375,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       socket_name: socketNameSchema,
     },
     output,
+    remoteOutput,
     async run(args, { socket, context, extra }) {
       return shapeRunResult(
         await context.tmux.waitForRun({
@@ -360,6 +385,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
           budget: budgetOf(context, args),
           signal: extra.signal,
         }),
+        socket,
       );
     },
     text: renderRunResult,

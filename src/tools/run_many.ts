@@ -5,8 +5,15 @@
  */
 
 import { z } from "../deps.ts";
-import { MANY_MAX, type PaneOutcome, type RunResult, TmuxError } from "../tmux/mod.ts";
-import { budgetOf, clampTimeout } from "./context.ts";
+import {
+  MANY_MAX,
+  type PaneOutcome,
+  type PaneTarget,
+  type RunResult,
+  TmuxError,
+  type TmuxSocket,
+} from "../tmux/mod.ts";
+import { budgetOf, clampTimeout, socketOf, type ToolContext } from "./context.ts";
 import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
 import { lines } from "./render.ts";
 import {
@@ -24,8 +31,8 @@ const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
     "shell command, the same for every pane",
   ),
-  pane_ids: z.array(z.string()).min(1).max(MANY_MAX).nullable().optional().describe(
-    "the panes (like %3); or:",
+  pane_ids: z.array(z.string().max(40)).min(1).max(MANY_MAX).nullable().optional().describe(
+    "the panes (like %3, or web1:%3 on a declared host); or:",
   ),
   window_id: z.string().nullable().optional().describe("every pane of this window (like @2)"),
   session_id: z.string().nullable().optional().describe("every pane of this session (like $1)"),
@@ -57,6 +64,7 @@ const output = {
     elapsed_seconds: z.number(),
   }).describe("counts by state"),
   results: z.array(z.object({
+    host: z.string().optional().describe("the pane's remote host (absent: this machine)"),
     pane_id: z.string(),
     state: z.enum(STATES),
     exit_status: z.number().int().nullable(),
@@ -70,7 +78,7 @@ const output = {
     elapsed_seconds: z.number(),
   })).describe("one per pane, in the order given"),
   groups: z.array(z.object({
-    panes: z.array(z.string()).describe("the panes whose output this is"),
+    panes: z.array(z.string()).describe("the panes whose output this is (host:%N when remote)"),
     output: z.array(z.string()).describe("their output: all of it, or its first and last lines"),
   })).describe("each distinct output once"),
 };
@@ -116,12 +124,35 @@ function outputKey(result: RunResult): string {
   return JSON.stringify([result.output_head, omitted?.lines, omitted?.after_line, result.output]);
 }
 
+/** A pane as the text and groups name it: `%3`, or `web1:%3` on a remote host. */
+function paneLabel(pane: { host?: string | null; pane_id?: string; paneId?: string }): string {
+  const id = pane.pane_id ?? pane.paneId!;
+  return pane.host == null ? id : `${pane.host}:${id}`;
+}
+
+/** The panes of pane_ids: `%N` on the call's host, `host:%N` on a declared one. */
+function targetsOf(ids: readonly string[], call: { socket: TmuxSocket; context: ToolContext }) {
+  return ids.map((id): PaneTarget => {
+    const colon = id.indexOf(":");
+    if (colon < 0) return { socket: call.socket, paneId: id };
+    return {
+      socket: socketOf(call.context, { host: id.slice(0, colon) }),
+      paneId: id.slice(colon + 1),
+    };
+  });
+}
+
 /** The results, in pane order, with identical outputs gathered into groups. */
 function shape(outcomes: PaneOutcome[], started: number): Results {
   const groups: Results["groups"] = [];
   const byOutput = new Map<string, number>();
   const results = outcomes.map((outcome): PaneResult => {
-    const base = { pane_id: outcome.paneId, elapsed_seconds: 0, output_total_lines: 0 };
+    const base = {
+      ...(outcome.host === null ? {} : { host: outcome.host }),
+      pane_id: outcome.paneId,
+      elapsed_seconds: 0,
+      output_total_lines: 0,
+    };
     if (outcome.kind !== "ran") {
       return {
         ...base,
@@ -142,7 +173,7 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
         group = groups.push({ panes: [], output: shownLines(result) }) - 1;
         byOutput.set(key, group);
       }
-      groups[group].panes.push(outcome.paneId);
+      groups[group].panes.push(paneLabel(outcome));
     }
     return {
       ...base,
@@ -169,16 +200,17 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
 
 /** A pane's result as the summary names it. */
 function describe(result: PaneResult): string {
+  const pane = paneLabel(result);
   switch (result.state) {
     case "ok":
-      return result.pane_id;
+      return pane;
     case "nonzero":
-      return `${result.pane_id} exit ${result.exit_status}`;
+      return `${pane} exit ${result.exit_status}`;
     case "timed_out":
-      return `${result.pane_id} timed out, MAY STILL BE RUNNING (wait_for_command run_id=` +
+      return `${pane} timed out, MAY STILL BE RUNNING (wait_for_command run_id=` +
         `${result.run_id})`;
     default:
-      return `${result.pane_id} ${result.state}: ${result.reason}`;
+      return `${pane} ${result.state}: ${result.reason}`;
   }
 }
 
@@ -191,7 +223,7 @@ function render(results: Results): string {
   const failures = results.results.filter((r) => r.state !== "ok").map(describe);
   const groups = results.groups.flatMap((group) => {
     const states = group.panes.map((pane) =>
-      describe(results.results.find((r) => r.pane_id === pane)!)
+      describe(results.results.find((r) => paneLabel(r) === pane)!)
     );
     return [`--- ${states.join(", ")} ---`, ...group.output];
   });
@@ -229,7 +261,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
       let report: ((progress: number, message?: string) => Promise<void>) | null | undefined;
       const notified: Promise<void>[] = [];
       const panes = args.pane_ids != null
-        ? { ids: args.pane_ids }
+        ? { targets: targetsOf(args.pane_ids, call) }
         : args.window_id != null
         ? { windowId: args.window_id }
         : { sessionId: args.session_id! };
@@ -248,7 +280,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         // A progress notification as each pane's part ends, naming it and how it went.
         onPaneDone: (done, total, outcome) => {
           report ??= progressNotifier(extra, total) ?? null;
-          const sent = report?.(done, `${outcome.paneId}: ${outcomeWord(outcome)}`);
+          const sent = report?.(done, `${paneLabel(outcome)}: ${outcomeWord(outcome)}`);
           if (sent !== undefined) notified.push(sent);
         },
       });

@@ -26,6 +26,8 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       control: true,
       anySocket: false,
       tmuxTmpdir: null,
+      remotes: [],
+      ssh: { configFile: null, acceptNewHostKeys: false },
     },
     http: null,
     warnings: [],

@@ -35,7 +35,8 @@ Deno.test("intField accepts integers only", () => {
 });
 
 Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is escaped", async () => {
-  const { THEN, tmuxArgs } = await import("../../src/tmux/transport/exec.ts");
+  const { tmuxArgs } = await import("../../src/tmux/transport/exec.ts");
+  const { THEN } = await import("../../src/tmux/transport/command_line.ts");
   assertEquals(
     tmuxArgs({ socketName: "s" }, ["send-keys", "-l", "echo hi;", THEN, "list-keys", ";", "a\\;"]),
     ["-u", "-L", "s", "send-keys", "-l", "echo hi\\;", ";", "list-keys", "\\;", "a\\\\;"],
@@ -43,10 +44,9 @@ Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is esc
 });
 
 Deno.test("control lines: arguments single-quoted, control chars as octal, THEN counts commands", async () => {
-  const { controlLine, controlSafe, quoteArg } = await import(
-    "../../src/tmux/transport/control.ts"
+  const { controlLine, controlSafe, quoteArg, THEN } = await import(
+    "../../src/tmux/transport/command_line.ts"
   );
-  const { THEN } = await import("../../src/tmux/transport/exec.ts");
   assertEquals(quoteArg("it's $HOME #{pid} ;"), `'it'"\\047"'s $HOME #{pid} ;'`);
   assertEquals(quoteArg("\x15a\rb\n\x7f"), `''"\\025"'a'"\\015"'b'"\\012"''"\\177"''`);
   assertEquals(quoteArg(""), "''");

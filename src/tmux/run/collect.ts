@@ -5,7 +5,7 @@
  */
 
 import { runTmux } from "../transport/command.ts";
-import { THEN } from "../transport/exec.ts";
+import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { cellsOf, cutAtCursor, outputAfter, splitCapture } from "../output.ts";
 import { trimmedRows } from "../position.ts";

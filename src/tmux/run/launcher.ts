@@ -19,6 +19,7 @@
 import { NAME_PREFIX } from "../names.ts";
 import {
   type CallNames,
+  dropStatus,
   type LaunchedShell,
   PLAIN_PAGERS,
   restorablePath,
@@ -100,6 +101,7 @@ export function launcherScript(options: LauncherScriptOptions): string {
   const status = (value: string) => `${value}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}`;
   const mark = `#{==:#{${RUNNING_OPTION}},${names.channel}:#{pane_pid}}`;
   const keep = `#{||:${options.waited ? 1 : 0},#{${names.record}}}`;
+  const drop = dropStatus(options.waited ? "1" : "0", [names.record, names.quietRecord]);
   const body = [
     "set +exv",
     "trap : INT QUIT TERM",
@@ -109,8 +111,8 @@ export function launcherScript(options: LauncherScriptOptions): string {
     `M "${names.channel}_e$s"`,
     `T set-option -p -F -t ${paneId} ${names.option} "${status("$s")}" ";" ` +
     `if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION}" ";" ` +
-    `if-shell -F -t ${paneId} "${keep}" "wait-for -S ${names.channel}" ` +
-    `"set-option -p -u -t ${paneId} ${names.option}"`,
+    `if-shell -F -t ${paneId} "${keep}" "wait-for -S ${names.channel}" ";" ` +
+    `if-shell -F -t ${paneId} "${drop}" "set-option -p -u -t ${paneId} ${names.option}"`,
     `M "$r"`,
     `exit "$s"`,
   ];
@@ -118,8 +120,8 @@ export function launcherScript(options: LauncherScriptOptions): string {
     `M "${names.channel}_ek$s"`,
     `T if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ` +
     `set-option -p -F -t ${paneId} ${names.option} '${status("k$s")}' ; ` +
-    `if-shell -F -t ${paneId} '${keep}' 'wait-for -S ${names.channel}' ` +
-    `'set-option -p -u -t ${paneId} ${names.option}'"`,
+    `if-shell -F -t ${paneId} '${keep}' 'wait-for -S ${names.channel}' ; ` +
+    `if-shell -F -t ${paneId} '${drop}' 'set-option -p -u -t ${paneId} ${names.option}'"`,
     `M "$r"`,
   ];
   return [

@@ -9,17 +9,25 @@
 import { TmuxError, type TmuxErrorCode } from "../errors.ts";
 import type { OutputBudget } from "../excerpt.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
+import { hostName, socketKey } from "../transport/exec.ts";
 import { listPanes } from "../objects.ts";
 import { checkId } from "../target.ts";
 import { runCommand } from "./runner.ts";
 import type { Runner } from "./state.ts";
 import type { RunResult } from "./types.ts";
 
+/** One pane of a fan-out: its `%N` id on a tmux server (of this host or another). */
+export interface PaneTarget {
+  socket: TmuxSocket;
+  paneId: string;
+}
+
 /** Options for {@linkcode runMany}. */
 export interface RunManyRequest {
+  /** The tmux server of a window's or session's panes. */
   socket: TmuxSocket;
-  /** The panes: `%N` ids (each once), or every pane of a window or of a session. */
-  panes: { ids: readonly string[] } | { windowId: string } | { sessionId: string };
+  /** The panes: each once, on any servers; or every pane of a window or of a session. */
+  panes: { targets: readonly PaneTarget[] } | { windowId: string } | { sessionId: string };
   command: string;
   /** Seconds each pane's run may take (already clamped). */
   timeout: number;
@@ -42,11 +50,14 @@ export interface RunManyRequest {
   onPaneDone?: (done: number, total: number, outcome: PaneOutcome) => void;
 }
 
-/** How one pane's part of the call went. */
+/** How one pane's part of the call went; `host`: the pane's, null for this machine's. */
 export type PaneOutcome =
-  | { paneId: string; kind: "ran"; result: RunResult }
-  | { paneId: string; kind: "error"; code: TmuxErrorCode; message: string }
-  | { paneId: string; kind: "skipped"; reason: string };
+  & { paneId: string; host: string | null }
+  & (
+    | { kind: "ran"; result: RunResult }
+    | { kind: "error"; code: TmuxErrorCode; message: string }
+    | { kind: "skipped"; reason: string }
+  );
 
 /** Why a pane was never given its run. */
 const SKIPPED = {
@@ -61,28 +72,37 @@ const SHARE_MIN = { bytes: 512, lines: 4 };
 /** Panes a call may name: a fan-out wider than this is refused. */
 export const MANY_MAX = 256;
 
+/** A pane as messages name it: `%3`, or `web1:%3` on a remote host. */
+function paneName(target: PaneTarget): string {
+  const host = hostName(target.socket);
+  return host === null ? target.paneId : `${host}:${target.paneId}`;
+}
+
 /** The panes a request names, checked: ids well formed and each once, a window's or session's. */
-async function panesOf(request: RunManyRequest): Promise<string[]> {
-  const { panes } = request;
-  const ids = "ids" in panes
-    ? panes.ids.map((id) => checkId("pane_id", id))
-    : (await listPanes(request.socket, {
+async function panesOf(request: RunManyRequest): Promise<PaneTarget[]> {
+  const { panes, socket } = request;
+  const targets = "targets" in panes
+    ? panes.targets.map((target) => ({ ...target, paneId: checkId("pane_id", target.paneId) }))
+    : (await listPanes(socket, {
       windowId: "windowId" in panes ? panes.windowId : null,
       sessionId: "sessionId" in panes ? checkId("session_id", panes.sessionId) : null,
-    })).map((pane) => pane.pane_id);
-  if (ids.length === 0) throw new TmuxError("not_found", "no pane matches");
-  if (ids.length > MANY_MAX) {
+    })).map((pane) => ({ socket, paneId: pane.pane_id }));
+  if (targets.length === 0) throw new TmuxError("not_found", "no pane matches");
+  if (targets.length > MANY_MAX) {
     throw new TmuxError(
       "invalid_argument",
-      `${ids.length} panes: at most ${MANY_MAX} in one call`,
+      `${targets.length} panes: at most ${MANY_MAX} in one call`,
     );
   }
   const seen = new Set<string>();
-  for (const id of ids) {
-    if (seen.has(id)) throw new TmuxError("invalid_argument", `pane ${id} is named twice`);
-    seen.add(id);
+  for (const target of targets) {
+    const key = `${socketKey(target.socket)}\0${target.paneId}`;
+    if (seen.has(key)) {
+      throw new TmuxError("invalid_argument", `pane ${paneName(target)} is named twice`);
+    }
+    seen.add(key);
   }
-  return ids;
+  return targets;
 }
 
 /**
@@ -90,18 +110,18 @@ async function panesOf(request: RunManyRequest): Promise<string[]> {
  * one outcome per pane, in the order given (a window's or session's in tmux's order).
  */
 export async function runMany(runner: Runner, request: RunManyRequest): Promise<PaneOutcome[]> {
-  const paneIds = await panesOf(request);
+  const targets = await panesOf(request);
   const started = Date.now();
   const { maxBytes, maxLines, tailOnly } = request.budget;
   const budget: OutputBudget = {
-    maxBytes: Math.max(SHARE_MIN.bytes, Math.floor(maxBytes / paneIds.length)),
+    maxBytes: Math.max(SHARE_MIN.bytes, Math.floor(maxBytes / targets.length)),
     maxLines: tailOnly
       ? maxLines
-      : Math.max(SHARE_MIN.lines, Math.floor(maxLines / paneIds.length)),
+      : Math.max(SHARE_MIN.lines, Math.floor(maxLines / targets.length)),
     tailOnly,
   };
   const ends = started + request.deadline * 1000;
-  const outcomes: PaneOutcome[] = new Array(paneIds.length);
+  const outcomes: PaneOutcome[] = new Array(targets.length);
   let next = 0;
   let failed = false;
   const skipReason = (): string | null =>
@@ -115,21 +135,22 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
   let done = 0;
   const settle = (index: number, outcome: PaneOutcome): void => {
     outcomes[index] = outcome;
-    request.onPaneDone?.(++done, paneIds.length, outcome);
+    request.onPaneDone?.(++done, targets.length, outcome);
   };
   const worker = async (): Promise<void> => {
-    while (next < paneIds.length) {
+    while (next < targets.length) {
       const index = next++;
-      const paneId = paneIds[index];
+      const { socket, paneId } = targets[index];
+      const pane = { paneId, host: hostName(socket) };
       const skip = skipReason();
       if (skip !== null) {
-        settle(index, { paneId, kind: "skipped", reason: skip });
+        settle(index, { ...pane, kind: "skipped", reason: skip });
         continue;
       }
       const startedAt = Date.now();
       try {
         const result = await runCommand(runner, {
-          socket: request.socket,
+          socket,
           paneId,
           command: request.command,
           // A run never outlasts the call's deadline.
@@ -140,15 +161,15 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
           signal: request.signal,
         });
         if (result.exit_status !== 0) failed ||= request.stopOnFailure;
-        settle(index, { paneId, kind: "ran", result });
+        settle(index, { ...pane, kind: "ran", result });
       } catch (error) {
         if (!(error instanceof TmuxError)) throw error;
         failed ||= request.stopOnFailure;
-        settle(index, { paneId, kind: "error", code: error.code, message: error.message });
+        settle(index, { ...pane, kind: "error", code: error.code, message: error.message });
       }
     }
   };
-  const workers = Math.min(request.concurrency, paneIds.length);
+  const workers = Math.min(request.concurrency, targets.length);
   await Promise.all(Array.from({ length: workers }, worker));
   return outcomes;
 }

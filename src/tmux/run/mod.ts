@@ -8,8 +8,15 @@
  */
 
 export { runCommand } from "./runner.ts";
-export { MANY_MAX, type PaneOutcome, runMany, type RunManyRequest } from "./many.ts";
+export {
+  MANY_MAX,
+  type PaneOutcome,
+  type PaneTarget,
+  runMany,
+  type RunManyRequest,
+} from "./many.ts";
 export { type ResumeRequest, waitForRun } from "./resume.ts";
 export { createRunner, type Runner, stopRunner } from "./state.ts";
 export { ordered, type OutputMore, type RunRequest, type RunResult } from "./types.ts";
+export { runIdHost } from "./record.ts";
 export { type ReadRequest, readRunOutput, type RunPage } from "./read_output.ts";

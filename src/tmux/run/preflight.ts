@@ -7,7 +7,7 @@
 
 import { runTmux } from "../transport/command.ts";
 import { delay } from "../../async.ts";
-import { THEN } from "../transport/exec.ts";
+import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { drainChannels } from "../transport/waiter.ts";
 import { queryPane } from "../target.ts";
@@ -96,17 +96,30 @@ export async function reconcile(
   for (const name of options) {
     if (held.length + recorded.length >= RECONCILE_MAX) break;
     const status = statusOptionNonce(name);
-    if (status !== null && !options.has(callNames(status).record)) held.push(callNames(status));
+    const names = status === null ? null : callNames(status);
+    if (names !== null && !options.has(names.record) && !options.has(names.quietRecord)) {
+      held.push(names);
+    }
     const nonce = recordOptionNonce(name);
     if (nonce !== null) recorded.push(callNames(nonce));
   }
   const gone = [...held];
   if (recorded.length > 0) {
-    const values = await queryPane(socket, paneId, recorded.map((names) => names.record));
-    gone.push(...recorded.filter((names) => recordExpired(values[names.record], state)));
+    // A run may have both kinds; the one the name was found by is the one looked at.
+    const values = await queryPane(
+      socket,
+      paneId,
+      recorded.flatMap((names) => [names.record, names.quietRecord]),
+    );
+    gone.push(
+      ...recorded.filter((names) =>
+        recordExpired(values[names.record] || values[names.quietRecord], state)
+      ),
+    );
   }
   for (const names of gone) {
     commands.push("set-option", "-p", "-u", "-t", paneId, names.record, THEN);
+    commands.push("set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN);
     commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
   }
   if (commands.length === 0) return false;

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { spawnRun, THEN } from "../transport/exec.ts";
+import { socketKey, spawnRun } from "../transport/exec.ts";
+import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { NAME_PREFIX } from "../names.ts";
 import type { ShellProgram } from "./launcher.ts";
@@ -96,7 +97,7 @@ export interface PaneShellOptions {
 
 /** The key a pane's looked-at shell is cached under. */
 function shellKey(socket: TmuxSocket, paneId: string, options: PaneShellOptions): string {
-  return `${socket.socketName ?? ""}\0${paneId}\0${options.panePid}\0${options.command}`;
+  return `${socketKey(socket)}\0${paneId}\0${options.panePid}\0${options.command}`;
 }
 
 /**
@@ -130,6 +131,6 @@ export function forgetPaneShell(
   socket: TmuxSocket,
   paneId: string,
 ): void {
-  const prefix = `${socket.socketName ?? ""}\0${paneId}\0`;
+  const prefix = `${socketKey(socket)}\0${paneId}\0`;
   for (const key of [...cache.keys()]) if (key.startsWith(prefix)) cache.delete(key);
 }

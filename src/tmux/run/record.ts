@@ -8,22 +8,35 @@
 
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 
-/** A run's id, as results carry it: the pane's number and the call's nonce (`3.0123abcd...`). */
-export function runIdOf(paneId: string, nonce: string): string {
-  return `${paneId.slice(1)}.${nonce}`;
+/**
+ * A run's id, as results carry it: the pane's number and the call's nonce (`3.0123abcd...`),
+ * after its host on a remote one (`web1/3.0123abcd...`).
+ */
+export function runIdOf(paneId: string, nonce: string, host: string | null): string {
+  return `${host === null ? "" : `${host}/`}${paneId.slice(1)}.${nonce}`;
 }
 
-const RUN_ID = new RegExp(`^(\\d{1,9})\\.([0-9a-f]{${2 * NONCE_BYTES}})$`);
+const RUN_ID = new RegExp(
+  `^(?:([a-z][a-z0-9_-]{0,31})/)?(\\d{1,9})\\.([0-9a-f]{${2 * NONCE_BYTES}})$`,
+);
 
 /** The pane and nonce of a run id, or null when it is not one. */
 export function parseRunId(runId: string): { paneId: string; nonce: string } | null {
   const match = runId.match(RUN_ID);
-  return match ? { paneId: `%${match[1]}`, nonce: match[2] } : null;
+  return match ? { paneId: `%${match[2]}`, nonce: match[3] } : null;
 }
 
-const RECORD_OPTION = new RegExp(`^@${NAME_PREFIX}run_([0-9a-f]{${2 * NONCE_BYTES}})$`);
+/** The host a run id names (null: this machine's, or not a run id). */
+export function runIdHost(runId: string): string | null {
+  return runId.match(RUN_ID)?.[1] ?? null;
+}
 
-/** The nonce of a record option's name (`CallNames.record`), or null for any other name. */
+const RECORD_OPTION = new RegExp(`^@${NAME_PREFIX}(?:run|rec)_([0-9a-f]{${2 * NONCE_BYTES}})$`);
+
+/**
+ * The nonce of a record option's name (`CallNames.record` or `quietRecord`), or null for any
+ * other name.
+ */
 export function recordOptionNonce(name: string): string | null {
   return name.match(RECORD_OPTION)?.[1] ?? null;
 }

@@ -10,6 +10,9 @@ import type { OutputBudget } from "../excerpt.ts";
 import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../target.ts";
+import { formatOf, parseRecords } from "../format.ts";
+import { runTmux } from "../transport/command.ts";
+import { THEN } from "../transport/command_line.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
 import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
@@ -68,7 +71,20 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     ? AbortSignal.any([request.signal, runner.stop.signal])
     : runner.stop.signal;
   const fields = [names.record, names.option, RUNNING_OPTION, "pane_pid", "pane_dead"] as const;
-  let state = await queryPane(socket, paneId, fields);
+  let state = await queryPane(socket, paneId, [...fields, names.quietRecord]);
+  const quiet = state[names.quietRecord];
+  if (state[names.record] === "" && quiet !== "") {
+    // A record written as the line was typed (its link dropped since): made the run's record,
+    // and the pane looked at again in the same command, so a trailer either ran before (its
+    // status is kept) or runs after (and signals the channel waited on below).
+    state = parseRecords(
+      await runTmux(socket, [
+        ...["set-option", "-p", "-t", paneId, names.record, quiet, THEN],
+        ...["display-message", "-p", "-t", paneId, formatOf([...fields, names.quietRecord])],
+      ]),
+      [...fields, names.quietRecord],
+    )[0];
+  }
   const record = parseRecord(state[names.record]);
   if (record === null) {
     if (state[names.record] === "") {

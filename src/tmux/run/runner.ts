@@ -8,10 +8,10 @@ import { abortable, deadline, delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN } from "../transport/exec.ts";
+import { THEN } from "../transport/command_line.ts";
 import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import type { TmuxChild } from "../transport/exec.ts";
+import { hostName, type TmuxChild } from "../transport/exec.ts";
 import { formatOf, intField, parseRecords } from "../format.ts";
 import { acquire } from "../lock.ts";
 import { newNonce } from "../names.ts";
@@ -27,6 +27,7 @@ import {
   type LauncherScriptOptions,
 } from "./launcher.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
+import { linkDropped, transportLost } from "./link_lost.ts";
 import { waitForRun } from "./resume.ts";
 import {
   buildTypedLine,
@@ -175,9 +176,14 @@ function unsupportedShell(paneId: string, name: string): string {
 }
 
 /** The run a running mark names, as a sentence an agent can act on. */
-function busyWith(paneId: string, mark: string, earlier: string): string {
+function busyWith(
+  pane: { socket: TmuxSocket; paneId: string },
+  mark: string,
+  earlier: string,
+): string {
+  const { socket, paneId } = pane;
   const nonce = markNonce(mark);
-  const runId = nonce === null ? "" : ` (run_id ${runIdOf(paneId, nonce)})`;
+  const runId = nonce === null ? "" : ` (run_id ${runIdOf(paneId, nonce, hostName(socket))})`;
   return `pane ${paneId} is still running ${earlier}${runId}: collect it with wait_for_command ` +
     "when it has ended, or interrupt it (send_keys keys ['C-c'])";
 }
@@ -191,7 +197,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   let base = {
     pane_id: paneId,
     shell: null as string | null,
-    run_id: runIdOf(paneId, nonce),
+    run_id: runIdOf(paneId, nonce, hostName(socket)),
     effective_timeout: request.timeout,
     ...NO_OUTPUT,
   };
@@ -273,7 +279,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         running === ""
           ? `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
             "not an idle shell"
-          : busyWith(paneId, running, "an earlier run_command"),
+          : busyWith(request, running, "an earlier run_command"),
       );
     }
     if (
@@ -355,9 +361,28 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         lineWith(tap === null || runner.functions.get(key) !== functionMark);
       const buffered = launched?.script ?? (inline ? null : request.command);
       stream?.typing(typed);
-      const claimed = await typeLine(call, { typed, mark, buffered });
+      // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
+      // collectable by its run_id.
+      const record = socket.remote !== null && tap !== null
+        ? encodeRecord({ anchor, typed, created: Date.now() })
+        : null;
+      let claimed: string | null;
+      try {
+        claimed = await typeLine(call, { typed, mark, buffered, record });
+      } catch (error) {
+        if (record === null || !await linkDropped(socket, error)) throw error;
+        return transportLost({
+          ...base,
+          exit_status: null,
+          timed_out: false,
+          started: true,
+          not_started_reason: null,
+          no_status_reason: null,
+          elapsed_seconds: elapsed(),
+        }, socket);
+      }
       if (claimed !== null) {
-        return notTyped(busyWith(paneId, claimed, "a run_command of another server"));
+        return notTyped(busyWith(request, claimed, "a run_command of another server"));
       }
       // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
       // the waiter arrives is kept by tmux until it does.
@@ -399,6 +424,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         mark,
         output,
         stream: tap === null ? null : stream,
+        recorded: record !== null,
         waiter,
         functionMark,
         base,
@@ -443,6 +469,8 @@ interface RunContext {
   output: RunOutput;
   /** The run's byte stream, while it is followed; null: the server waits on the channel. */
   stream: RunStream | null;
+  /** Its record was written as it was typed (a remote run): cleared when the call sees its end. */
+  recorded: boolean;
   waiter: TmuxChild | null;
   /** The run function's mark for the pane's shell; null: a launcher ran the command. */
   functionMark: string | null;
@@ -492,8 +520,9 @@ async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunRes
   const key = lockKey(call.socket, call.paneId);
   switch (outcome) {
     case "ended":
-      if (stream !== null) return streamResult(context, stream);
-      return await waitedResult(context);
+      if (stream === null) return await waitedResult(context);
+      await forgetQuietRecord(context);
+      return streamResult(context, stream);
     case "pane_gone":
       await deleteUnfetched(call);
       throw new TmuxError("not_found", `pane ${call.paneId} was closed while the command ran`);
@@ -514,12 +543,43 @@ async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunRes
       // The trailer of a waited run still signals and keeps its option: swept later. A streamed
       // run, with no record, leaves nothing.
       if (context.waiter !== null) addOrphan(runner, call);
+      await forgetQuietRecord(context);
       await deleteUnfetched(call);
       throw new TmuxError("cancelled", "run_command was cancelled");
     case "timeout":
-    case "stream_lost":
       return await timedOut(context, outcome);
+    case "stream_lost":
+      // The stream went with the link: nothing more can be asked; the record stays for later.
+      if (context.recorded && await call.socket.remote?.dropped()) {
+        return transportLost(lostFields(context), call.socket);
+      }
+      try {
+        return await timedOut(context, outcome);
+      } catch (error) {
+        if (!context.recorded || !await linkDropped(call.socket, error)) throw error;
+        return transportLost(lostFields(context), call.socket);
+      }
   }
+}
+
+/** What a run whose link dropped has to show: the output the stream brought. */
+function lostFields(context: RunContext): RunResult {
+  const { stream } = context;
+  return { ...finished(context), ...(stream === null ? NO_OUTPUT : streamOutput(context, stream)) };
+}
+
+/**
+ * Clears the record a remote run was typed with, and the status its trailer kept for it: the
+ * call saw the end (or gives up on a run it cancels). Before the trailer or after, it is the same:
+ * a trailer that finds no record drops the status itself.
+ */
+async function forgetQuietRecord(context: RunContext): Promise<void> {
+  if (!context.recorded) return;
+  const { socket, paneId, names } = context.call;
+  await runTmux(socket, [
+    ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option],
+  ]).catch(() => {});
 }
 
 /** The fields of a run that ended (not timed out), before its status is known. */
@@ -617,7 +677,10 @@ async function timedOut(
   if (stream !== null && outcome === "timeout") {
     // Output tmux has read is on its way: an end marker among it ends the call after all.
     await watcherCaughtUp(socket, { sessionId: context.sessionId });
-    if (stream.done) return streamResult(context, stream);
+    if (stream.done) {
+      await forgetQuietRecord(context);
+      return streamResult(context, stream);
+    }
   }
   const record = encodeRecord({
     anchor: context.anchor,
@@ -640,6 +703,7 @@ async function timedOut(
       forgetPaneShell(runner.shells, socket, paneId);
       await runTmux(socket, [
         ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+        ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
         ...["set-option", "-p", "-u", "-t", paneId, names.record],
       ]).catch(() => {});
       await deleteUnfetched(call);
@@ -731,10 +795,15 @@ async function runningResult(context: RunContext): Promise<RunResult> {
  */
 async function typeLine(
   call: PaneCall,
-  line: { typed: string; mark: string; buffered: string | null },
+  line: { typed: string; mark: string; buffered: string | null; record: string | null },
 ): Promise<string | null> {
   const { socket, paneId, names } = call;
-  const claim = ["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN];
+  const claim = [
+    ...["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN],
+    ...line.record === null
+      ? []
+      : ["set-option", "-p", "-t", paneId, names.quietRecord, line.record, THEN],
+  ];
   const paste = pasteCommands(call, line.typed);
   const { buffered } = line;
   const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
@@ -771,9 +840,13 @@ async function pasteLine(call: PaneCall, typed: string): Promise<void> {
   await runTmux(call.socket, pasteCommands(call, typed));
 }
 
-/** Clears what a call that ran nothing leaves: its running mark (while still its), its buffers. */
+/**
+ * Clears what a call that ran nothing leaves: its running mark (while still its), the record
+ * written as it was typed, its buffers.
+ */
 async function releaseClaim(call: PaneCall, mark: string): Promise<void> {
   await runTmux(call.socket, [
+    ...["set-option", "-p", "-u", "-t", call.paneId, call.names.quietRecord, THEN],
     ...["if-shell", "-F", "-t", call.paneId, `#{==:#{${RUNNING_OPTION}},${mark}}`],
     `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION}`,
   ]).catch(() => {});

@@ -88,6 +88,12 @@ export interface CallNames {
   startMarker: string;
   /** Pane user option keeping a timed-out run's record, for collecting it later. */
   record: string;
+  /**
+   * Pane user option keeping a record written as the line is typed (remote runs, whose link
+   * may drop at any moment): the trailer keeps the status for it but signals no one; a collector
+   * copies it to `record` first.
+   */
+  quietRecord: string;
   /** Buffer holding the command text when it is not typed inline. */
   commandBuffer: string;
   /** Buffer holding the typed line while it is pasted. */
@@ -102,6 +108,7 @@ export function callNames(nonce: string): CallNames {
     channel: base,
     startMarker: `${base}_s`,
     record: `@${NAME_PREFIX}run_${nonce}`,
+    quietRecord: `@${NAME_PREFIX}rec_${nonce}`,
     commandBuffer: `${base}_c`,
     pasteBuffer: `${base}_p`,
   };
@@ -257,6 +264,21 @@ export const PLAIN_PAGERS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The tmux format (1: true) for a trailer to drop its status option: no one waits on the channel
+ * (`waited`: "0" or "1", or a shell parameter holding it), and neither record option (`records`:
+ * its name and its quiet twin's) names the run.
+ */
+export function dropStatus(waited: string, records: readonly [string, string]): string {
+  return `#{?#{||:${waited},#{||:#{${records[0]}},#{${records[1]}}}},,1}`;
+}
+
+/** A run's two record options, named in shell text from the parameter holding its channel. */
+function recordsOf(parameter: string): [string, string] {
+  const nonce = `\${${parameter}#${NAME_PREFIX}}`;
+  return [`@${NAME_PREFIX}run_${nonce}`, `@${NAME_PREFIX}rec_${nonce}`];
+}
+
+/**
  * The function that runs one call in a pane's shell. It is defined in the typed line of a
  * shell's first call (nothing is evaluated from a buffer another tmux client could rewrite), so
  * later lines stay short. Arguments: the call's channel, the pane id, the `#{pane_path}` to put
@@ -313,7 +335,8 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `if-shell -F -t "$2" "#{==:#{${RUNNING_OPTION}},$1:#{pane_pid}}" ` +
     `"set-option -p -u -t $2 ${RUNNING_OPTION}" \\; ` +
     `if-shell -F -t "$2" "#{||:$4,#{@${NAME_PREFIX}run_\${1#${NAME_PREFIX}}}}" ` +
-    `"wait-for -S $1" "set-option -p -u -t $2 @$1"`,
+    `"wait-for -S $1" \\; if-shell -F -t "$2" "${dropStatus("$4", recordsOf("1"))}" ` +
+    `"set-option -p -u -t $2 @$1"`,
     marker("%s", '"$3"'),
     `case $${status} in [0-9]*) exit "$${status}" ;; esac`,
     "exit 126",
@@ -321,6 +344,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   // In the calling shell once the subshell is gone: its status, then the arguments.
   const mark = `#{==:#{${RUNNING_OPTION}},$2:#{pane_pid}}`;
   const record = `#{@${NAME_PREFIX}run_\${2#${NAME_PREFIX}}}`;
+  const drop = dropStatus("$5", recordsOf("2"));
   const guard = [
     `set -- "$?" "$@"`,
     // bash keeps a line that starts with a space unless HISTCONTROL says ignorespace; it is
@@ -331,8 +355,8 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
     `${tmux} if-shell -F -t "$3" "${mark}" "set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
     `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
-    `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ` +
-    `'set-option -p -u -t $3 @$2'"; ${marker("%s", '"$4"')}; }`,
+    `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ; ` +
+    `if-shell -F -t $3 '${drop}' 'set-option -p -u -t $3 @$2'"; ${marker("%s", '"$4"')}; }`,
     `return "$1"`,
   ];
   // The body is a function of its own, so a shell's job messages ("Stopped") name it briefly.

@@ -7,7 +7,8 @@
 
 import { drainChannels } from "../transport/waiter.ts";
 import { runTmux } from "../transport/command.ts";
-import { THEN } from "../transport/exec.ts";
+import { THEN } from "../transport/command_line.ts";
+import { socketKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { createKeyedLock, type KeyedLock } from "../lock.ts";
 import { queryPane } from "../target.ts";
@@ -76,7 +77,7 @@ export async function stopRunner(runner: Runner): Promise<void> {
 
 /** The key of a pane in a runner's maps: its socket and id. */
 export function lockKey(socket: TmuxSocket, paneId: string): string {
-  return `${socket.socketName ?? ""}\x00${paneId}`;
+  return `${socketKey(socket)}\x00${paneId}`;
 }
 
 /**
@@ -114,6 +115,7 @@ export async function forgetRun(call: PaneCall): Promise<void> {
   const { socket, paneId, names } = call;
   await runTmux(socket, [
     ...["set-option", "-p", "-u", "-t", paneId, names.record, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.option],
   ]).catch(() => {});
   await drainChannels(socket, [names.channel]).catch(() => {});

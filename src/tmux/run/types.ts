@@ -93,6 +93,8 @@ export interface RunResult extends OutputFields {
   exit_status: number | null;
   /** The wait hit effective_timeout: the command may still be running. */
   timed_out: boolean;
+  /** A remote host's link dropped during the call: the command may still be running. */
+  transport_lost?: boolean;
   /** False: the command never started (see not_started_reason). */
   started: boolean;
   /** Why the command was not started (when started is false). */
@@ -112,6 +114,7 @@ export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "run_id",
   "exit_status",
   "timed_out",
+  "transport_lost",
   "started",
   "not_started_reason",
   "no_status_reason",

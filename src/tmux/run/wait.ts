@@ -7,7 +7,7 @@
 import { runTmux } from "../transport/command.ts";
 import { abortable, ABORTED, deadline, delay } from "../../async.ts";
 import { TmuxError } from "../errors.ts";
-import { THEN } from "../transport/exec.ts";
+import { THEN } from "../transport/command_line.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { splitCapture } from "../output.ts";
 import { queryPane } from "../target.ts";

@@ -5,15 +5,10 @@
  * @module
  */
 
-import {
-  CONTROL_EXITED,
-  CONTROL_FORGED,
-  type ControlledSocket,
-  controlSafe,
-  runControl,
-} from "./control.ts";
+import { CONTROL_EXITED, CONTROL_FORGED, type ControlledSocket, runControl } from "./control.ts";
+import { commandsOf, controlSafe, THEN } from "./command_line.ts";
 import { TmuxError } from "../errors.ts";
-import { type RunTmuxOptions, spawnRun, THEN } from "./exec.ts";
+import { type RunTmuxOptions, spawnRun } from "./exec.ts";
 
 /** Commands that change nothing, so running them again is harmless. */
 const QUERIES = new Set([
@@ -29,15 +24,6 @@ const QUERIES = new Set([
   "show-environment",
   "show-options",
 ]);
-
-function commandsOf(args: readonly string[]): string[][] {
-  const commands: string[][] = [[]];
-  for (const arg of args) {
-    if (arg === THEN) commands.push([]);
-    else commands[commands.length - 1].push(arg);
-  }
-  return commands;
-}
 
 /** The query commands (see {@linkcode QUERIES}) of a THEN-chained list, chained again. */
 export function queriesOf(args: readonly string[]): string[] {

@@ -8,46 +8,10 @@
  */
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
-import { type SocketAddress, spawnRun, THEN } from "./exec.ts";
+import { type SocketAddress, socketKey, spawnRun } from "./exec.ts";
+import { controlLine } from "./command_line.ts";
 import { allLines, type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
 import { privateName } from "../names.ts";
-
-/**
- * Quotes one argument for tmux's command parser: literal, nothing expanded. Text goes in single
- * quotes; `'` and control characters (which would break the line) as double-quoted octal escapes,
- * which tmux's parser joins to the quoted runs around them into one argument.
- */
-export function quoteArg(arg: string): string {
-  // deno-lint-ignore no-control-regex
-  return arg.split(/(['\x01-\x1f\x7f])/).map((part, i) =>
-    i % 2 === 0 ? `'${part}'` : `"\\${part.charCodeAt(0).toString(8).padStart(3, "0")}"`
-  ).join("");
-}
-
-/** Whether a command can go over the control connection: anything but NUL can be quoted. */
-export function controlSafe(args: readonly string[]): boolean {
-  return args.every((arg) => arg === THEN || !arg.includes("\0"));
-}
-
-/**
- * One command line in a control client's own command language; with a nonce, a
- * `display-message -p NONCE` follows every command.
- */
-export function controlLine(
-  args: readonly string[],
-  nonce?: string,
-): { line: string; commands: number } {
-  const check = nonce === undefined ? "" : ` ; display-message -p ${quoteArg(nonce)}`;
-  let commands = 1;
-  const words = args.map((arg) => {
-    if (arg === THEN) {
-      commands++;
-      return check === "" ? ";" : `${check.slice(1)} ;`;
-    }
-    return quoteArg(arg);
-  });
-  return { line: words.join(" ") + check, commands };
-}
 
 interface Pending {
   /** Blocks still to come: each command's, then the nonce's after it. */
@@ -65,6 +29,8 @@ interface Pending {
 
 /** A live control client. */
 interface Control {
+  /** The tmux server it is a client of. */
+  socket: SocketAddress;
   /** The `tmux -C` process. */
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -110,11 +76,6 @@ const encoder = new TextEncoder();
 
 /** Don't try to connect again for this long after a failure (e.g. no session to attach to). */
 const RETRY_MS = 1000;
-
-/** A pool's key for a socket. */
-function keyOf(socket: SocketAddress): string {
-  return socket.socketName ?? "";
-}
 
 /**
  * Pane content (or a path, a title) imitated the protocol: nothing read on this client is
@@ -220,7 +181,7 @@ async function connectControl(
   options: { pool: ControlPool; onExit: (control: Control) => void },
 ): Promise<Control | null> {
   const { pool } = options;
-  const key = keyOf(socket);
+  const key = socketKey(socket);
   if ((pool.retryAfter.get(key) ?? 0) > Date.now()) return null;
   const session = await sessionToAttach(socket).catch(() => null);
   const started = session === null ? null : await startClient(pool.gates, socket, [
@@ -231,6 +192,7 @@ async function connectControl(
     return null;
   }
   const control: Control = {
+    socket,
     child: started.child,
     writer: started.writer,
     queue: [],
@@ -254,7 +216,7 @@ export async function runControl(
 ): Promise<string | null> {
   const pool = socket.controls;
   if (pool === null) return null;
-  const key = keyOf(socket);
+  const key = socketKey(socket);
   let pending = pool.clients.get(key);
   if (!pending) {
     pending = connectControl(socket, { pool, onExit: () => pool.clients.delete(key) });
@@ -282,16 +244,9 @@ function sendControl(control: Control, args: readonly string[]): Promise<string>
 
 /** Ends every command client of a pool (at shutdown). */
 export async function closeControlPool(pool: ControlPool): Promise<void> {
-  const all = await Promise.all(
-    pool.clients.entries().map(async ([key, client]) => {
-      const control = await client;
-      return control === null ? null : { control, socketName: key === "" ? null : key };
-    }),
-  );
+  const all = await Promise.all(pool.clients.values());
   pool.clients.clear();
-  await Promise.all(all.map(async (entry) => {
-    if (entry !== null) {
-      await endClient(pool.gates, { socketName: entry.socketName }, entry.control, { last: true });
-    }
+  await Promise.all(all.map(async (control) => {
+    if (control !== null) await endClient(pool.gates, control.socket, control, { last: true });
   }));
 }

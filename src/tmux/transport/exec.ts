@@ -7,6 +7,8 @@
 import { errorFromStderr, TmuxError } from "../errors.ts";
 import { terminate } from "./lines.ts";
 import { readAllText } from "../../streams.ts";
+import { commandsOf, controlLine, THEN } from "./command_line.ts";
+import { sshFailure, type SshLink } from "./ssh.ts";
 
 /** Which tmux server to talk to. */
 export interface SocketAddress {
@@ -14,6 +16,18 @@ export interface SocketAddress {
   readonly socketName: string | null;
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
   readonly tmpdir?: string | null;
+  /** The link to the host whose tmux this is; null or absent: this machine's. */
+  readonly remote?: SshLink | null;
+}
+
+/** The declared name of a remote socket's host; null for this machine's. */
+export function hostName(socket: SocketAddress): string | null {
+  return socket.remote?.host.name ?? null;
+}
+
+/** One key per tmux server: its host and socket name (pools, locks and caches use it). */
+export function socketKey(socket: SocketAddress): string {
+  return `${socket.remote?.host.name ?? ""}/${socket.socketName ?? ""}`;
 }
 
 /** Options for {@linkcode runTmux}. */
@@ -24,13 +38,6 @@ export interface RunTmuxOptions {
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
-
-/**
- * Separates commands in one invocation. tmux reads any argument that ends with ";" as a command
- * separator, so every other argument ending with ";" is escaped on its way out, and only this
- * token (NUL cannot come from outside: no argv may hold it) becomes a real separator.
- */
-export const THEN = "\0;";
 
 /**
  * The argv for one tmux invocation on a socket. `-u` makes tmux take the terminal as UTF-8 whatever
@@ -55,6 +62,7 @@ export function tmuxCommand(
   args: readonly string[],
   stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
 ): Deno.Command {
+  if (socket.remote) return socket.remote.command(tmuxArgs(socket, args), stdio);
   return new Deno.Command("tmux", {
     args: tmuxArgs(socket, args),
     ...stdio,
@@ -84,6 +92,7 @@ export async function spawnRun(
   args: readonly string[],
   options: RunTmuxOptions = {},
 ): Promise<string> {
+  if (socket.remote) return await remoteRun(socket, socket.remote, { args, stdin: options.stdin });
   const command = tmuxCommand(socket, args, {
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
@@ -119,6 +128,21 @@ export interface TmuxChild {
 
 /** Starts a tmux child process without waiting for it. */
 export function spawnTmux(socket: SocketAddress, args: readonly string[]): TmuxChild {
+  if (socket.remote) {
+    // The commands go on the remote tmux's input, after the link is up.
+    const killer = new AbortController();
+    const done = remoteRun(socket, socket.remote, { args, signal: killer.signal }).then(
+      () => ({ success: true, stderr: "" }),
+      (error) => ({ success: false, stderr: error instanceof Error ? error.message : "" }),
+    );
+    return {
+      done,
+      async kill(): Promise<void> {
+        killer.abort();
+        await done;
+      },
+    };
+  }
   let child: Deno.ChildProcess;
   try {
     child = tmuxCommand(socket, args, { stdin: "null", stdout: "null", stderr: "piped" }).spawn();
@@ -149,4 +173,95 @@ export async function tmuxVersion(): Promise<string> {
     throw spawnError(error);
   }
   return decoder.decode(output.stdout).trim();
+}
+
+/** The most text one `set-buffer` carries when a remote buffer is filled piece by piece. */
+const BUFFER_PIECE = 16 * 1024;
+
+/** `text` in pieces of at most {@linkcode BUFFER_PIECE} code units, no surrogate pair split. */
+function pieces(text: string): string[] {
+  const out: string[] = [];
+  let at = 0;
+  do {
+    let end = Math.min(text.length, at + BUFFER_PIECE);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    out.push(text.slice(at, end));
+    at = end;
+  } while (at < text.length);
+  return out;
+}
+
+/**
+ * A command list as a remote tmux gets it: on its input, where no other input can follow, so a
+ * `load-buffer -` of `stdin` becomes `set-buffer` commands carrying the text.
+ */
+function remoteCommands(args: readonly string[], stdin: string | undefined): string[] {
+  const out: string[] = [];
+  for (const command of commandsOf(args)) {
+    if (out.length > 0) out.push(THEN);
+    if (command[0] !== "load-buffer" || command.at(-1) !== "-" || stdin === undefined) {
+      out.push(...command);
+      continue;
+    }
+    const buffer = command[command.indexOf("-b") + 1];
+    pieces(stdin).forEach((piece, i) => {
+      if (i > 0) out.push(THEN);
+      out.push("set-buffer", ...(i > 0 ? ["-a"] : []), "-b", buffer, "--", piece);
+    });
+  }
+  return out;
+}
+
+/** Commands that start a tmux server when none runs (tmux's own CMD_STARTSERVER). */
+const STARTS_SERVER = new Set(["new-session", "start-server"]);
+
+/** What `source-file -` puts before a command's error: its place in the input. */
+const SOURCE_PLACE = /^-:\d+: /gm;
+
+/**
+ * Runs a command list on a remote host's tmux: `tmux source-file -` over the host's link, the
+ * commands on its input in tmux's own language. The argv is fixed: nothing of the commands
+ * reaches ssh or the remote shell. `signal` ends it (its ssh process) early.
+ */
+async function remoteRun(
+  socket: SocketAddress,
+  link: SshLink,
+  request: { args: readonly string[]; stdin?: string; signal?: AbortSignal },
+): Promise<string> {
+  await link.connect();
+  if (request.signal?.aborted) throw new TmuxError("cancelled", "given up before it ran");
+  const commands = remoteCommands(request.args, request.stdin);
+  const script = `${controlLine(commands).line}\n`;
+  // As a local tmux would: only a command that makes a session starts a server.
+  const start = commandsOf(commands).some(([name]) => STARTS_SERVER.has(name))
+    ? ["start-server", THEN]
+    : [];
+  const child = tmuxCommand(socket, [...start, "source-file", "-"], {
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stop = () => terminate(child);
+  request.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const writer = child.stdin.getWriter();
+    await writer.write(encoder.encode(script)).catch(() => {});
+    await writer.close().catch(() => {});
+    const output = await child.output();
+    const stderr = decoder.decode(output.stderr);
+    // ssh's own failures exit 255; a shell that finds no tmux, 127.
+    if (output.code === 255) throw sshFailure(link.host, stderr);
+    if (output.code === 127) {
+      throw new TmuxError(
+        "tmux_unavailable",
+        `tmux is not installed on host ${link.host.name}, or not on the PATH ssh gives it ` +
+          "(declare the host with ?tmux=/path/to/tmux)",
+      );
+    }
+    if (!output.success) throw errorFromStderr(stderr.replace(SOURCE_PLACE, ""), request.args);
+    return decoder.decode(output.stdout);
+  } finally {
+    request.signal?.removeEventListener("abort", stop);
+  }
 }

@@ -21,7 +21,7 @@
 
 import { abortable, ABORTED } from "../../async.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
-import { type SocketAddress, spawnRun, tmuxCommand } from "./exec.ts";
+import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";
 
 /** The queue of each tmux server (by socket name) that starts and ends go through. */
@@ -57,16 +57,12 @@ const START_MS = 5000;
 /** How long an ended client may take to exit after its input closed, before SIGTERM. */
 const EXIT_MS = 1000;
 
-function gateKey(socket: SocketAddress): string {
-  return socket.socketName ?? "";
-}
-
 async function throughGate<T>(
   gates: ClientGates,
   socket: SocketAddress,
   work: () => Promise<T>,
 ): Promise<T> {
-  const release = (await acquire(gates, gateKey(socket)))!;
+  const release = (await acquire(gates, socketKey(socket)))!;
   try {
     return await work();
   } finally {
@@ -86,6 +82,7 @@ export function startClient(
   return throughGate(gates, socket, async () => {
     let child: Deno.ChildProcess;
     try {
+      await socket.remote?.connect();
       child = tmuxCommand(socket, ["-C", ...args], {
         stdin: "piped",
         stdout: "piped",

@@ -6,12 +6,17 @@
  */
 
 import type { ControlPool } from "./control.ts";
+import type { SshLink } from "./ssh.ts";
 import type { WatcherPool } from "./watch.ts";
 
 /** Which tmux server to talk to, and through whose control clients and watchers. */
 export interface TmuxSocket {
   /** The `-L` socket name; null means tmux's own default (or `$TMUX`). */
   readonly socketName: string | null;
+  /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
+  readonly tmpdir: string | null;
+  /** The link to the host whose tmux this is; null: this machine's. */
+  readonly remote: SshLink | null;
   /**
    * The owner's control clients; null: every command spawns its own tmux.
    * @ignore

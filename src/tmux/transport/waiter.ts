@@ -10,7 +10,8 @@
  */
 
 import { abortable, ABORTED } from "../../async.ts";
-import { type SocketAddress, spawnTmux, THEN, type TmuxChild } from "./exec.ts";
+import { type SocketAddress, spawnTmux, type TmuxChild } from "./exec.ts";
+import { THEN } from "./command_line.ts";
 
 /** Waits until `channel` is signalled; the child's `kill` gives the wait up. */
 export function waitChannel(socket: SocketAddress, channel: string): TmuxChild {

@@ -12,7 +12,7 @@
  */
 
 import { lineEditorSeen } from "./line_editor.ts";
-import type { SocketAddress } from "./exec.ts";
+import { type SocketAddress, socketKey } from "./exec.ts";
 import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
@@ -22,8 +22,10 @@ export type OutputListener = (bytes: Uint8Array) => void;
 
 /** One read-only control client attached to a session. */
 export interface Watcher {
-  /** Its key in the pool: socket name and session id. */
+  /** Its key in the pool: socket and session id. */
   key: string;
+  /** The tmux server it is a client of. */
+  socket: SocketAddress;
   /** The `tmux -C` process. */
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -95,6 +97,12 @@ const LINGER_MS = 10 * 60_000;
 
 /** Watchers kept per socket: a new one ends the least recently used idle one, if it must. */
 const WATCHERS_MAX = 16;
+
+/**
+ * Watchers kept per remote socket: each is a channel of the host's ssh connection, which sshd
+ * caps at 10 (MaxSessions) with the master's own session and the command client among them.
+ */
+const REMOTE_WATCHERS_MAX = 6;
 
 /** How long a new watcher may take to answer its first command. */
 const READY_MS = 2000;
@@ -176,6 +184,7 @@ async function start(
   if (started === null) return null;
   const watcher: Watcher = {
     key: target.key,
+    socket,
     child: started.child,
     writer: started.writer,
     listeners: new Map(),
@@ -253,9 +262,9 @@ async function stop(
 
 /** Makes room for one more watcher of the socket: false when all kept ones are in use. */
 async function makeRoom(socket: SocketAddress, pool: WatcherPool): Promise<boolean> {
-  const prefix = `${socket.socketName ?? ""}\x00`;
+  const prefix = `${socketKey(socket)}\x00`;
   const mine = [...pool.live.values()].filter((watcher) => watcher.key.startsWith(prefix));
-  if (mine.length < WATCHERS_MAX) return true;
+  if (mine.length < (socket.remote ? REMOTE_WATCHERS_MAX : WATCHERS_MAX)) return true;
   const idle = mine.filter((watcher) => watcher.users === 0)
     .sort((a, b) => a.lastUsed - b.lastUsed)[0];
   if (idle === undefined) return false;
@@ -286,7 +295,7 @@ function watcherFor(
 }
 
 function keyOf(socket: SocketAddress, sessionId: string): string {
-  return `${socket.socketName ?? ""}\x00${sessionId}`;
+  return `${socketKey(socket)}\x00${sessionId}`;
 }
 
 async function join(
@@ -396,10 +405,7 @@ export function lineEditorState(
 /** Ends every watcher of a pool (at shutdown). */
 export async function closeWatcherPool(pool: WatcherPool): Promise<void> {
   await Promise.all([...pool.starting.values()]);
-  await Promise.all([...pool.live.values()].map((watcher) => {
-    const socketName = watcher.key.slice(0, watcher.key.indexOf("\x00"));
-    return stop({ socketName: socketName === "" ? null : socketName }, pool, watcher, {
-      last: true,
-    });
-  }));
+  await Promise.all(
+    [...pool.live.values()].map((watcher) => stop(watcher.socket, pool, watcher, { last: true })),
+  );
 }

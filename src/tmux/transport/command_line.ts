@@ -1,0 +1,61 @@
+/**
+ * tmux's own command language, as our command lines are written in it: every argument quoted so
+ * that nothing in it is expanded. Control clients read these lines, and so does `source-file -`,
+ * which carries commands to a remote tmux (see ssh.ts): caller text never reaches a shell.
+ *
+ * @module
+ */
+
+/**
+ * Separates commands in one invocation. tmux reads any argument that ends with ";" as a command
+ * separator, so every other argument ending with ";" is escaped on its way out, and only this
+ * token (NUL cannot come from outside: no argv may hold it) becomes a real separator.
+ */
+export const THEN = "\0;";
+
+/**
+ * Quotes one argument for tmux's command parser: literal, nothing expanded. Text goes in single
+ * quotes; `'` and control characters (which would break the line) as double-quoted octal escapes,
+ * which tmux's parser joins to the quoted runs around them into one argument.
+ */
+export function quoteArg(arg: string): string {
+  // deno-lint-ignore no-control-regex
+  return arg.split(/(['\x01-\x1f\x7f])/).map((part, i) =>
+    i % 2 === 0 ? `'${part}'` : `"\\${part.charCodeAt(0).toString(8).padStart(3, "0")}"`
+  ).join("");
+}
+
+/** The commands of a THEN-chained list, each its own argv. */
+export function commandsOf(args: readonly string[]): string[][] {
+  const commands: string[][] = [[]];
+  for (const arg of args) {
+    if (arg === THEN) commands.push([]);
+    else commands[commands.length - 1].push(arg);
+  }
+  return commands;
+}
+
+/** Whether a command can go over the control connection: anything but NUL can be quoted. */
+export function controlSafe(args: readonly string[]): boolean {
+  return args.every((arg) => arg === THEN || !arg.includes("\0"));
+}
+
+/**
+ * One command line in a control client's own command language; with a nonce, a
+ * `display-message -p NONCE` follows every command.
+ */
+export function controlLine(
+  args: readonly string[],
+  nonce?: string,
+): { line: string; commands: number } {
+  const check = nonce === undefined ? "" : ` ; display-message -p ${quoteArg(nonce)}`;
+  let commands = 1;
+  const words = args.map((arg) => {
+    if (arg === THEN) {
+      commands++;
+      return check === "" ? ";" : `${check.slice(1)} ;`;
+    }
+    return quoteArg(arg);
+  });
+  return { line: words.join(" ") + check, commands };
+}

@@ -1,0 +1,276 @@
+/**
+ * tmux on another machine, reached over ssh. Hosts are declared by the operator (see
+ * {@linkcode parseRemote}); ssh's argv is built from that declaration and fixed tokens only, and
+ * every command of ours travels as tmux-language text on a tmux client's standard input (a
+ * control client's, or `source-file -`'s), so no caller's text reaches ssh or the remote login
+ * shell. One master connection per host, owned by this process under a private ControlPath,
+ * carries every channel; it ends when the process closes the link (or exits: its session reads
+ * our pipe).
+ *
+ * @module
+ */
+
+import { abortable, ABORTED } from "../../async.ts";
+import { randomHex } from "../../hex.ts";
+import { TmuxError } from "../errors.ts";
+import { readLines, terminate } from "./lines.ts";
+
+/** A remote host as the operator declared it. */
+export interface RemoteHost {
+  /** The name calls give as `host`. */
+  readonly name: string;
+  /** ssh's destination: an alias of the ssh config, or `[user@]host`. */
+  readonly destination: string;
+  /** The port, or null for the ssh config's. */
+  readonly port: number | null;
+  /** The remote tmux's `-L` socket name; null: its default. */
+  readonly socketName: string | null;
+  /** The remote tmux program: `tmux` on the remote PATH, or an absolute path. */
+  readonly tmux: string;
+}
+
+/** ssh settings shared by every host. */
+export interface SshOptions {
+  /** An ssh config file (`ssh -F`); null: ssh's own (`~/.ssh/config`). */
+  readonly configFile: string | null;
+  /** Accept and record the key of a host never seen before (else `host_key_unknown`). */
+  readonly acceptNewHostKeys: boolean;
+}
+
+/** The name of this machine's tmux, as calls give it. */
+export const LOCAL_HOST = "local";
+
+const HOST_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const ALIAS = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$/;
+const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
+const SOCKET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+const TMUX_PATH = /^\/[A-Za-z0-9_./+-]{1,255}$/;
+
+/**
+ * Reads one `NAME=ssh:ALIAS[?socket=S&tmux=PATH]` or `NAME=ssh://[user@]host[:port][?...]`
+ * declaration; throws an Error saying what is wrong. Every part is checked against a narrow
+ * pattern: the destination must not read as an ssh option, and nothing may need a shell's quoting.
+ */
+export function parseRemote(spec: string): RemoteHost {
+  const bad = (why: string) => new Error(`--remote ${JSON.stringify(spec)}: ${why}`);
+  const equals = spec.indexOf("=");
+  const name = spec.slice(0, equals);
+  if (equals < 0 || !HOST_NAME.test(name) || name === LOCAL_HOST) {
+    throw bad("give NAME=ssh:ALIAS, NAME of a-z, 0-9, '_' and '-' (not \"local\")");
+  }
+  const rest = spec.slice(equals + 1);
+  const question = rest.indexOf("?");
+  const where = question < 0 ? rest : rest.slice(0, question);
+  const query = new URLSearchParams(question < 0 ? "" : rest.slice(question + 1));
+  let destination: string;
+  let port: number | null = null;
+  if (where.startsWith("ssh://")) {
+    const match = /^ssh:\/\/(?:([^@/]+)@)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/
+      .exec(where);
+    if (match === null) throw bad("ssh://[user@]host[:port] expected");
+    const [, user, hostPart, portText] = match;
+    if (user !== undefined && !USER.test(user)) throw bad(`not a user name: ${user}`);
+    const host = hostPart.replace(/^\[|\]$/g, "");
+    if (host.startsWith("-")) throw bad("a host name cannot begin with '-'");
+    destination = user === undefined ? host : `${user}@${host}`;
+    if (portText !== undefined) {
+      port = Number(portText);
+      if (port < 1 || port > 65535) throw bad(`not a port: ${portText}`);
+    }
+  } else if (where.startsWith("ssh:")) {
+    destination = where.slice("ssh:".length);
+    if (!ALIAS.test(destination)) throw bad("ssh:ALIAS expects a host alias of the ssh config");
+  } else {
+    throw bad("only ssh: hosts are supported (ssh:ALIAS or ssh://[user@]host[:port])");
+  }
+  for (const key of query.keys()) {
+    if (key !== "socket" && key !== "tmux") throw bad(`unknown setting ${key}`);
+  }
+  const socketName = query.get("socket");
+  if (socketName !== null && !SOCKET_NAME.test(socketName)) {
+    throw bad("socket= may hold only letters, digits, '_', '.' and '-'");
+  }
+  const tmux = query.get("tmux") ?? "tmux";
+  if (tmux !== "tmux" && !TMUX_PATH.test(tmux)) throw bad("tmux= must be an absolute path");
+  return { name, destination, port, socketName, tmux };
+}
+
+/** Words that may go into the remote command line (each single-quoted there as well). */
+const REMOTE_WORD = /^[A-Za-z0-9_.,:;%$@/=+-]+$/;
+
+/** Why ssh failed, from what it printed (ssh exits 255 on its own failures). */
+export function sshFailure(host: RemoteHost, stderr: string): TmuxError {
+  const said = stderr.trim().split("\n").filter((line) => !line.startsWith("Warning:")).join(
+    "; ",
+  ).slice(0, 500);
+  const on = `host ${host.name} (${host.destination})`;
+  if (
+    /host key verification failed|no \S+ host key is known|host identification has changed/i.test(
+      said,
+    )
+  ) {
+    return new TmuxError(
+      "host_key_unknown",
+      `${on}: its host key is not in known_hosts (or changed); add it (ssh-keyscan, or one ` +
+        `ssh by hand), or start the server with --remote-accept-new-host-keys: ${said}`,
+    );
+  }
+  if (
+    /permission denied|too many authentication failures|no supported authentication/i.test(said)
+  ) {
+    return new TmuxError(
+      "auth_failed",
+      `${on} refused our key: the server cannot type a password; give the key in the ssh ` +
+        `config (IdentityFile) or pass SSH_AUTH_SOCK to the server: ${said}`,
+    );
+  }
+  return new TmuxError("host_unreachable", `${on} cannot be reached: ${said || "ssh failed"}`);
+}
+
+/** How long connecting (and authenticating) to a host may take. */
+const CONNECT_SECONDS = 10;
+
+/** How long a failed channel's master connection may take to be seen going. */
+const DROP_MS = 500;
+
+/** What the master's own session prints once it runs: the connection is up. */
+const READY = "tmux-mcp-ready";
+
+/** One host's ssh connection, shared by every channel to it. */
+export interface SshLink {
+  readonly host: RemoteHost;
+  /** Connects (once, however many ask at once); throws a `TmuxError` saying why it cannot. */
+  connect(): Promise<void>;
+  /** Whether the master connection is up (false before the first connect and once it dropped). */
+  readonly up: boolean;
+  /**
+   * Whether the connection dropped (or never came up): asked after a channel failed, it gives
+   * a connection that is going a moment to be gone.
+   */
+  dropped(): Promise<boolean>;
+  /** The ssh command that runs `tmux <args>` on the host over the master connection. */
+  command(
+    args: readonly string[],
+    stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
+  ): Deno.Command;
+  /** Ends the master connection (and so every channel over it). */
+  close(): Promise<void>;
+}
+
+/** A link to a declared host; nothing connects until it is used. */
+export function createSshLink(host: RemoteHost, options: SshOptions): SshLink {
+  // Private to this process: unguessable, so no one else's socket can be there before ours.
+  const controlPath = `/tmp/tmux-mcp-${randomHex(8)}-%C`;
+  const common = [
+    "-T",
+    ...["-o", "BatchMode=yes"],
+    ...["-o", `StrictHostKeyChecking=${options.acceptNewHostKeys ? "accept-new" : "yes"}`],
+    ...["-o", `ConnectTimeout=${CONNECT_SECONDS}`],
+    ...["-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=3"],
+    ...["-o", `ControlPath=${controlPath}`],
+    ...(options.configFile === null ? [] : ["-F", options.configFile]),
+    ...(host.port === null ? [] : ["-p", String(host.port)]),
+  ];
+  let master: Deno.ChildProcess | null = null;
+  let masterWriter: WritableStreamDefaultWriter<Uint8Array> | null = null;
+  let connecting: Promise<void> | null = null;
+  let up = false;
+
+  async function start(): Promise<void> {
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command("ssh", {
+        args: [
+          ...common,
+          ...["-o", "ControlMaster=yes", "-o", "ControlPersist=no"],
+          "--",
+          host.destination,
+          `echo ${READY}; exec cat`,
+        ],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      throw error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied
+        ? new TmuxError(
+          "host_unreachable",
+          "not permitted to run ssh: start the server with --allow-run=tmux,ssh",
+        )
+        : error instanceof Deno.errors.NotFound
+        ? new TmuxError("host_unreachable", "ssh is not installed or not on PATH")
+        : new TmuxError("host_unreachable", `could not start ssh: ${String(error)}`);
+    }
+    const stderr = new Response(child.stderr).text();
+    const lines = readLines(child.stdout);
+    const signal = AbortSignal.timeout((CONNECT_SECONDS + 5) * 1000);
+    const decoder = new TextDecoder();
+    let ready = false;
+    // A login shell may print something first (a noisy rc file): bounded, like any peer's text.
+    for (let i = 0; i < 100 && !ready; i++) {
+      const next = await abortable(lines.next(), signal).catch(() => ABORTED);
+      if (typeof next === "symbol" || next.done) break;
+      ready = decoder.decode(next.value).trim() === READY;
+    }
+    if (!ready) {
+      await terminate(child);
+      throw sshFailure(host, await stderr);
+    }
+    master = child;
+    masterWriter = child.stdin.getWriter();
+    up = true;
+    // Its stdout carries nothing more; drain it so the pipe never fills.
+    (async () => {
+      for await (const _ of lines) { /* nothing is expected */ }
+    })().catch(() => {});
+    child.status.then(() => {
+      up = false;
+      if (master === child) master = null;
+    });
+  }
+
+  return {
+    host,
+    get up(): boolean {
+      return up;
+    },
+    async dropped(): Promise<boolean> {
+      const child = master;
+      if (child === null) return true;
+      return await abortable(child.status, AbortSignal.timeout(DROP_MS)) !== ABORTED;
+    },
+    connect(): Promise<void> {
+      if (up) return Promise.resolve();
+      connecting ??= start().finally(() => connecting = null);
+      return connecting;
+    },
+    command(args, stdio): Deno.Command {
+      const words = [host.tmux, ...args];
+      const odd = words.find((word) => !REMOTE_WORD.test(word));
+      if (odd !== undefined) {
+        throw new TmuxError("internal_error", `not sent to a remote shell: ${JSON.stringify(odd)}`);
+      }
+      return new Deno.Command("ssh", {
+        args: [
+          ...common,
+          ...["-o", "ControlMaster=no"],
+          "--",
+          host.destination,
+          words.map((word) => `'${word}'`).join(" "),
+        ],
+        ...stdio,
+      });
+    },
+    async close(): Promise<void> {
+      const child = master;
+      master = null;
+      up = false;
+      if (child === null) return;
+      // End of input ends the master's session; the master then leaves once its channels have.
+      await masterWriter?.close().catch(() => {});
+      if (await abortable(child.status, AbortSignal.timeout(1000)) === ABORTED) {
+        await terminate(child);
+      }
+    },
+  };
+}

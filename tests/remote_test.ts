@@ -1,0 +1,220 @@
+// tmux on another host over ssh, against a real sshd on 127.0.0.1 (see helpers/sshd.ts): the
+// "remote" tmux is a second private server on this machine, reached only through ssh.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { type Connection, startServer, textOf } from "./helpers/mcp.ts";
+import { startSshd, type TestSshd } from "./helpers/sshd.ts";
+import { startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+interface Lab {
+  conn: Connection;
+  local: TestTmux;
+  remote: TestTmux;
+  sshd: TestSshd;
+}
+
+/** A server with host `lab` declared (the remote tmux's socket), and more hosts when given. */
+async function withLab(
+  options: { hosts?: (sshd: TestSshd) => string[]; extraArgs?: string[] },
+  body: (lab: Lab) => Promise<void>,
+): Promise<void> {
+  const sshd = await startSshd();
+  const local = await startTmux();
+  const remote = await startTmux();
+  try {
+    const hosts = [
+      `lab=ssh:${sshd.aliases.ok}?socket=${remote.socketName}`,
+      ...(options.hosts?.(sshd) ?? []),
+    ];
+    const conn = await startServer("stdio", {
+      socketName: local.socketName,
+      permissions: ["--allow-run=tmux,ssh"],
+      extraArgs: [
+        "--ssh-config",
+        sshd.configFile,
+        ...hosts.flatMap((host) => ["--remote", host]),
+        ...(options.extraArgs ?? []),
+      ],
+    });
+    try {
+      await body({ conn, local, remote, sshd });
+    } finally {
+      await conn.close();
+    }
+  } finally {
+    await remote.close();
+    await local.close();
+    await sshd.close();
+  }
+}
+
+async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
+  return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+}
+
+async function ok(conn: Connection, name: string, args: Json): Promise<Json> {
+  const result = await call(conn, name, args);
+  assert(!result.isError, `${name} failed: ${textOf(result)}`);
+  return result.structuredContent as Json;
+}
+
+Deno.test("run_command on a declared remote host: exact status and output, the host named", async () => {
+  await withLab({}, async ({ conn, remote }) => {
+    const listed = await conn.client.listTools();
+    const schema = listed.tools.find((tool) => tool.name === "run_command")!.inputSchema;
+    assertEquals((schema.properties?.host as Json).enum, ["local", "lab"]);
+    const command = `printf '%s\\n' "it's" 'a\\b' '$x' 'é 日本'; seq 1 2000 | tail -n 2; exit 7`;
+    const run = await ok(conn, "run_command", { host: "lab", pane_id: remote.paneId, command });
+    assertEquals(
+      [run.host, run.exit_status, run.output, run.output_source],
+      ["lab", 7, ["it's", "a\\b", "$x", "é 日本", "1999", "2000"], "stream"],
+    );
+    assertMatch(String(run.run_id), /^lab\/\d+\.[0-9a-f]{16}$/);
+    const text = textOf(
+      await call(conn, "run_command", {
+        host: "lab",
+        pane_id: remote.paneId,
+        command: "echo again",
+      }),
+    );
+    assertMatch(text, /^exit 0 in lab:%\d+ \(bash\)/);
+    // A long command goes to its buffer in pieces, over the same channel.
+    const long = `echo ${"x".repeat(70_000)} | wc -c`;
+    const big = await ok(conn, "run_command", {
+      host: "lab",
+      pane_id: remote.paneId,
+      command: long,
+    });
+    assertEquals(big.output, ["70001"]);
+    // Local panes are untouched by all this: the default host is this machine's.
+    const here = await ok(conn, "list_sessions", {});
+    assertEquals((here.sessions as Json[]).length, 1);
+    const unknown = await call(conn, "run_command", { host: "elsewhere", command: "true" });
+    assert(unknown.isError);
+    assertMatch(
+      textOf(unknown),
+      /invalid_argument: unknown host "elsewhere" \(declared: local, lab\)/,
+    );
+    await assertNoLeftovers(remote, conn.serverPid);
+  });
+});
+
+Deno.test("a remote run that timed out is collected by its run_id alone", async () => {
+  await withLab({}, async ({ conn, remote }) => {
+    const run = await ok(conn, "run_command", {
+      host: "lab",
+      pane_id: remote.paneId,
+      command: "sleep 3; echo done; exit 5",
+      timeout: 1.5,
+    });
+    assertEquals(run.timed_out, true);
+    const collected = await ok(conn, "wait_for_command", { run_id: run.run_id, timeout: 10 });
+    assertEquals([collected.host, collected.exit_status, collected.output], ["lab", 5, ["done"]]);
+    const wrong = await call(conn, "wait_for_command", { run_id: run.run_id, host: "local" });
+    assertMatch(textOf(wrong), /invalid_argument: run lab\/.* ran on lab, not local/);
+    await assertNoLeftovers(remote, conn.serverPid);
+  });
+});
+
+Deno.test("unknown host keys, refused keys and unreachable hosts are told apart, never prompted", async () => {
+  await withLab({
+    hosts: (sshd) => [
+      `unknown=ssh:${sshd.aliases.unknownKey}?socket=${sshd.socketName}`,
+      `nokey=ssh:${sshd.aliases.badKey}?socket=${sshd.socketName}`,
+      `down=ssh:${sshd.aliases.down}?socket=${sshd.socketName}`,
+    ],
+  }, async ({ conn, sshd }) => {
+    const codes: Record<string, string> = {};
+    for (const host of ["unknown", "nokey", "down"]) {
+      const result = await call(conn, "list_sessions", { host });
+      assert(result.isError, `${host}: ${textOf(result)}`);
+      codes[host] = textOf(result).split(":")[0];
+    }
+    assertEquals(codes, {
+      unknown: "host_key_unknown",
+      nokey: "auth_failed",
+      down: "host_unreachable",
+    });
+    assertEquals(await Deno.readTextFile(sshd.unknownHostsFile), "", "a host key was recorded");
+  });
+});
+
+Deno.test("--remote-accept-new-host-keys records a new host's key and connects", async () => {
+  await withLab({
+    hosts: (sshd) => [`fresh=ssh:${sshd.aliases.unknownKey}?socket=${sshd.socketName}`],
+    extraArgs: ["--remote-accept-new-host-keys"],
+  }, async ({ conn, sshd }) => {
+    await ok(conn, "list_sessions", { host: "fresh" });
+    assertMatch(await Deno.readTextFile(sshd.unknownHostsFile), /ssh-ed25519/);
+  });
+});
+
+Deno.test("one call runs a command in 24 remote panes and 2 local ones, every status exact", async () => {
+  await withLab({ extraArgs: ["--toolsets", "all"] }, async ({ conn, local, remote }) => {
+    const remotePanes = [remote.paneId];
+    while (remotePanes.length < 24) remotePanes.push(await remote.newPane());
+    const localPanes = [local.paneId, await local.newPane()];
+    const pane_ids = [...localPanes, ...remotePanes.map((pane) => `lab:${pane}`)];
+    const many = await ok(conn, "run_command_many", {
+      pane_ids,
+      command: "echo from-$TMUX_PANE; exit 3",
+    });
+    const results = many.results as Json[];
+    assertEquals((many.summary as Json).nonzero, 26, JSON.stringify(many.summary));
+    assertEquals(results.map((r) => r.exit_status), new Array(26).fill(3));
+    assertEquals(results.map((r) => r.host ?? "local"), [
+      "local",
+      "local",
+      ...new Array(24).fill("lab"),
+    ]);
+    // %0 here and lab:%0 print the same, and share a group.
+    const shown: Record<string, string> = {};
+    for (const group of many.groups as Json[]) {
+      for (const pane of group.panes as string[]) shown[pane] = (group.output as string[]).join();
+    }
+    assertEquals(
+      pane_ids.map((pane) => shown[pane]),
+      pane_ids.map((pane) => `from-${pane.replace(/^lab:/, "")}`),
+    );
+    await assertNoLeftovers(remote, conn.serverPid);
+    await assertNoLeftovers(local, conn.serverPid);
+  });
+});
+
+Deno.test("a link dropped mid-call is transport_lost with a run_id that wait_for_command collects", async () => {
+  await withLab({}, async ({ conn, remote, sshd }) => {
+    await ok(conn, "run_command", { host: "lab", pane_id: remote.paneId, command: "true" });
+    const running = call(conn, "run_command", {
+      host: "lab",
+      pane_id: remote.paneId,
+      command: "sleep 2; echo done; exit 5",
+      timeout: 20,
+    });
+    // The command runs (its start marker is the pane's path meanwhile) before the link goes.
+    await until(
+      "the command started",
+      async () =>
+        (await remote.run("display-message", "-p", "-t", remote.paneId, "#{pane_path}"))
+          .trim().endsWith("_s"),
+    );
+    await sshd.down();
+    const result = await running;
+    const lost = result.structuredContent as Json;
+    assertEquals(
+      [lost.transport_lost, lost.exit_status, lost.timed_out, lost.started],
+      [true, null, false, true],
+      textOf(result),
+    );
+    assertMatch(textOf(result), /^link lost: the ssh link to host lab was lost/);
+    const unreachable = await call(conn, "wait_for_command", { run_id: lost.run_id });
+    assertMatch(textOf(unreachable), /^host_unreachable: host lab \(lab\) cannot be reached/);
+    await sshd.up();
+    // The server connects again for the next call; the run ended meanwhile, its status kept.
+    const collected = await ok(conn, "wait_for_command", { run_id: lost.run_id, timeout: 10 });
+    assertEquals([collected.exit_status, collected.output], [5, ["done"]]);
+    await assertNoLeftovers(remote, conn.serverPid);
+  });
+});
