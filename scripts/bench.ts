@@ -15,6 +15,7 @@ import { type Connection, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
+import { median, time } from "./stats.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
 const SCALE = values.quick ? 0.2 : 1;
@@ -34,17 +35,6 @@ const SHIPPED = [
 ];
 /** The development form, `deno run main.ts` (also what `deno run <URL>/main.ts` loads). */
 const SOURCE = [Deno.execPath(), "run", "--quiet", ...PERMISSIONS, MAIN];
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-async function time<T>(fn: () => Promise<T>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
 
 interface RunOutput {
   exit_status: number | null;

@@ -11,23 +11,13 @@ import { startServer } from "../tests/helpers/mcp.ts";
 import { startSshd } from "../tests/helpers/sshd.ts";
 import { startTmux, type TestTmux } from "../tests/helpers/tmux.ts";
 import { startDelayProxy } from "./delay_proxy.ts";
+import { median, time } from "./stats.ts";
 
 /** How the bench records a figure (see bench.ts `report`). */
 export type Report = (key: string, label: string, value: number, unit: string) => void;
 
 /** Panes the fan-out runs in. */
 const FAN_OUT = 24;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<void> {
   const result = await client.callTool({ name, arguments: args });
@@ -79,7 +69,7 @@ export async function remoteBench(
         for (let i = 0; i < 3; i++) await call(conn.client, "run_command", one);
         const each: number[] = [];
         for (let i = 0; i < options.runs; i++) {
-          each.push(await timed(() => call(conn.client, "run_command", one)));
+          each.push(await time(() => call(conn.client, "run_command", one)));
         }
         report(`remote_run_ms_${host}`, `run_command p50, ${label}`, median(each), " ms");
         const many = {
@@ -89,7 +79,7 @@ export async function remoteBench(
         await call(conn.client, "run_command_many", many);
         const fans: number[] = [];
         for (let i = 0; i < 3; i++) {
-          fans.push(await timed(() => call(conn.client, "run_command_many", many)));
+          fans.push(await time(() => call(conn.client, "run_command_many", many)));
         }
         report(
           `fanout_${FAN_OUT}_ms_${host}`,

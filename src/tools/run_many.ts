@@ -237,8 +237,8 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Run one shell command in many panes",
-    description: "Runs the same command in many panes (pane_ids, or every pane of a window or " +
-      "session), concurrency at a time, each as run_command would; returns one result per " +
+    description: "Runs the same command in many panes (pane_ids, of any declared hosts, or " +
+      "every pane of a window or session), concurrency at a time, each as run_command would; returns one result per " +
       "pane in order (state, exit status, run_id) and each distinct output once. One busy, " +
       "hung or missing pane never holds up the rest, and is a result, not an error.",
     input,

@@ -445,6 +445,13 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           if (runner.settling.get(key) === settled) runner.settling.delete(key);
         });
         runner.settling.set(key, settled);
+        // A remote run's record goes after its result, in the background: a next call finds
+        // it harmless (a quiet record keeps only this run's status), and stopping waits for it.
+        if (context?.recorded) {
+          const cleared: Promise<void> = abortable(forgetQuietRecord(context), limit.signal)
+            .then(() => void runner.inFlight.delete(cleared));
+          runner.inFlight.add(cleared);
+        }
       } else {
         tap?.close();
       }
@@ -521,7 +528,6 @@ async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunRes
   switch (outcome) {
     case "ended":
       if (stream === null) return await waitedResult(context);
-      await forgetQuietRecord(context);
       return streamResult(context, stream);
     case "pane_gone":
       await deleteUnfetched(call);
@@ -677,10 +683,7 @@ async function timedOut(
   if (stream !== null && outcome === "timeout") {
     // Output tmux has read is on its way: an end marker among it ends the call after all.
     await watcherCaughtUp(socket, { sessionId: context.sessionId });
-    if (stream.done) {
-      await forgetQuietRecord(context);
-      return streamResult(context, stream);
-    }
+    if (stream.done) return streamResult(context, stream);
   }
   const record = encodeRecord({
     anchor: context.anchor,
