@@ -15,7 +15,7 @@ import { type Connection, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
-import { median, time } from "./stats.ts";
+import { countingProgram, median, time } from "./stats.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
 const SCALE = values.quick ? 0.2 : 1;
@@ -77,17 +77,6 @@ async function machineCpuMs(): Promise<number> {
   const [user, nice, system, , , irq, softirq] = fields.slice(1).map(Number);
   // /proc/stat counts in clock ticks of 10 ms on Linux.
   return (user + nice + system + irq + softirq) * 10;
-}
-
-/** A PATH directory whose `tmux` logs each start, to count spawns (server and pane alike). */
-async function countingTmux(): Promise<{ dir: string; count(): number }> {
-  const dir = await Deno.makeTempDir();
-  const log = `${dir}/spawns.log`;
-  const real = (await output("sh", ["-c", "command -v tmux"])).trim();
-  await Deno.writeTextFile(log, "");
-  await Deno.writeTextFile(`${dir}/tmux`, `#!/bin/sh\necho x >> '${log}'\nexec '${real}' "$@"\n`);
-  await Deno.chmod(`${dir}/tmux`, 0o755);
-  return { dir, count: () => Deno.readTextFileSync(log).split("\n").length - 1 };
 }
 
 const results: Record<string, number | boolean | string | number[]> = {};
@@ -302,7 +291,7 @@ try {
   });
 
   // Spawns per run_command, counted by a logging tmux on PATH (the pane's trailer included).
-  const counting = await countingTmux();
+  const counting = await countingProgram("tmux");
   const countServer = await startTmux();
   const countConn = await startServer("stdio", {
     socketName: countServer.socketName,

@@ -11,7 +11,7 @@ import { startServer } from "../tests/helpers/mcp.ts";
 import { startSshd } from "../tests/helpers/sshd.ts";
 import { startTmux, type TestTmux } from "../tests/helpers/tmux.ts";
 import { startDelayProxy } from "./delay_proxy.ts";
-import { median, time } from "./stats.ts";
+import { countingProgram, median, time } from "./stats.ts";
 
 /** How the bench records a figure (see bench.ts `report`). */
 export type Report = (key: string, label: string, value: number, unit: string) => void;
@@ -45,13 +45,14 @@ export async function remoteBench(
 ): Promise<void> {
   const sshd = await startSshd();
   const proxy = startDelayProxy(sshd.port, 5);
+  const counting = await countingProgram("ssh");
   const local = await startTmux();
   const remote = await startTmux();
   try {
     await sshd.addAlias("lab10", proxy.port);
     const conn = await startServer("stdio", {
       socketName: local.socketName,
-      program: options.program,
+      program: ["env", `PATH=${counting.dir}:${Deno.env.get("PATH") ?? ""}`, ...options.program],
       extraArgs: [
         ...["--ssh-config", sshd.configFile, "--toolsets", "all"],
         ...["--remote", `lab=ssh:${sshd.aliases.ok}?socket=${remote.socketName}`],
@@ -68,10 +69,15 @@ export async function remoteBench(
         const one = { host, pane_id: panes[0], command: "true" };
         for (let i = 0; i < 3; i++) await call(conn.client, "run_command", one);
         const each: number[] = [];
+        const spawned = counting.count();
         for (let i = 0; i < options.runs; i++) {
           each.push(await time(() => call(conn.client, "run_command", one)));
         }
         report(`remote_run_ms_${host}`, `run_command p50, ${label}`, median(each), " ms");
+        if (host !== "local") {
+          const perRun = (counting.count() - spawned) / options.runs;
+          report(`ssh_spawns_per_run_${host}`, "  ssh processes started per run", perRun, "");
+        }
         const many = {
           pane_ids: panes.map((pane) => host === "local" ? pane : `${host}:${pane}`),
           command: "true",
@@ -96,5 +102,6 @@ export async function remoteBench(
     await local.close();
     await proxy.close();
     await sshd.close();
+    await Deno.remove(counting.dir, { recursive: true });
   }
 }

@@ -3,7 +3,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
-import { type Connection, startServer, textOf } from "./helpers/mcp.ts";
+import { type Connection, runServerToExit, startServer, textOf } from "./helpers/mcp.ts";
 import { startSshd, type TestSshd } from "./helpers/sshd.ts";
 import { startTmux, type TestTmux, until } from "./helpers/tmux.ts";
 
@@ -251,4 +251,13 @@ Deno.test("a fan-out with a host down answers for every pane: the rest run, the 
     assertMatch(String(results[1].reason), /^host_unreachable: host down \(lab-down\)/);
     assertMatch(textOf(many), /down:%\d+ error: host_unreachable/);
   });
+});
+
+Deno.test("--remote without permission to run ssh, or a bad declaration, stops the server at once", async () => {
+  const denied = await runServerToExit(["--allow-run=tmux"], ["--remote", "lab=ssh:lab"]);
+  assert(denied.code !== 0);
+  assertMatch(denied.stderr, /--allow-run=tmux,ssh/);
+  const bad = await runServerToExit(["--allow-run=tmux,ssh"], ["--remote", "lab=ssh:-oX=y"]);
+  assert(bad.code !== 0);
+  assertMatch(bad.stderr, /--remote "lab=ssh:-oX=y": ssh:ALIAS expects a host alias/);
 });

@@ -11,14 +11,9 @@ import { closeControlPool, type ControlPool, createControlPool } from "./transpo
 import { createClientGates } from "./transport/gate.ts";
 import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transport/watch.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import {
-  createSshLink,
-  LOCAL_HOST,
-  type RemoteHost,
-  type SshLink,
-  type SshOptions,
-} from "./transport/ssh.ts";
+import { createSshLink, LOCAL_HOST, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
+import type { RemoteLink } from "./transport/remote_link.ts";
 import {
   createRunner,
   type PaneOutcome,
@@ -72,8 +67,6 @@ export interface TmuxClient {
    * name, or null for the default (a remote host's declared socket, else tmux's own).
    */
   socket(socketName: string | null, host?: string): TmuxSocket;
-  /** The hosts calls may name: "local", then the declared ones. */
-  readonly hosts: readonly string[];
   /** Ends the calls in flight (as cancellations), then every control client and watcher. */
   close(): Promise<void>;
 }
@@ -88,7 +81,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     : null;
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
-  const links = new Map<string, SshLink>(
+  const links = new Map<string, RemoteLink>(
     (options.remotes ?? []).map((host) => [
       host.name,
       createSshLink(host, options.ssh ?? { configFile: null, acceptNewHostKeys: false }),
@@ -96,7 +89,6 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   );
   const hosts = [LOCAL_HOST, ...links.keys()];
   return {
-    hosts,
     runCommand: (request) => runCommand(runner, request),
     runMany: (request) => runMany(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
@@ -113,7 +105,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
         );
       }
       return {
-        socketName: socketName ?? remote.host.socketName,
+        socketName: socketName ?? remote.socketName,
         tmpdir: null,
         controls,
         watchers,

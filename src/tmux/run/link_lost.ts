@@ -19,7 +19,7 @@ export async function linkDropped(socket: TmuxSocket, error: unknown): Promise<b
 
 /** Why a remote run has no status: its link went. */
 export function lostReason(socket: TmuxSocket, runId: string): string {
-  const host = socket.remote?.host.name ?? "";
+  const host = socket.remote?.name ?? "";
   return `the ssh link to host ${host} was lost during the call: the command MAY STILL BE ` +
     `RUNNING (or, if the link went as it was typed, may not have started); ` +
     `wait_for_command run_id=${runId} collects it once ${host} can be reached`;

@@ -8,7 +8,7 @@ import { errorFromStderr, TmuxError } from "../errors.ts";
 import { terminate } from "./lines.ts";
 import { readAllText } from "../../streams.ts";
 import { commandsOf, controlLine, THEN } from "./command_line.ts";
-import { sshFailure, type SshLink } from "./ssh.ts";
+import type { RemoteLink } from "./remote_link.ts";
 
 /** Which tmux server to talk to. */
 export interface SocketAddress {
@@ -17,17 +17,17 @@ export interface SocketAddress {
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
   readonly tmpdir?: string | null;
   /** The link to the host whose tmux this is; null or absent: this machine's. */
-  readonly remote?: SshLink | null;
+  readonly remote?: RemoteLink | null;
 }
 
 /** The declared name of a remote socket's host; null for this machine's. */
 export function hostName(socket: SocketAddress): string | null {
-  return socket.remote?.host.name ?? null;
+  return socket.remote?.name ?? null;
 }
 
 /** One key per tmux server: its host and socket name (pools, locks and caches use it). */
 export function socketKey(socket: SocketAddress): string {
-  return `${socket.remote?.host.name ?? ""}/${socket.socketName ?? ""}`;
+  return `${socket.remote?.name ?? ""}/${socket.socketName ?? ""}`;
 }
 
 /** Options for {@linkcode runTmux}. */
@@ -226,7 +226,7 @@ const SOURCE_PLACE = /^-:\d+: /gm;
  */
 async function remoteRun(
   socket: SocketAddress,
-  link: SshLink,
+  link: RemoteLink,
   request: { args: readonly string[]; stdin?: string; signal?: AbortSignal },
 ): Promise<string> {
   await link.connect();
@@ -250,15 +250,8 @@ async function remoteRun(
     await writer.close().catch(() => {});
     const output = await child.output();
     const stderr = decoder.decode(output.stderr);
-    // ssh's own failures exit 255; a shell that finds no tmux, 127.
-    if (output.code === 255) throw sshFailure(link.host, stderr);
-    if (output.code === 127) {
-      throw new TmuxError(
-        "tmux_unavailable",
-        `tmux is not installed on host ${link.host.name}, or not on the PATH ssh gives it ` +
-          "(declare the host with ?tmux=/path/to/tmux)",
-      );
-    }
+    const failed = link.failure(output.code, stderr);
+    if (failed !== null) throw failed;
     if (!output.success) throw errorFromStderr(stderr.replace(SOURCE_PLACE, ""), request.args);
     return decoder.decode(output.stdout);
   } finally {

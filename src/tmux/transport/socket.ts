@@ -6,7 +6,7 @@
  */
 
 import type { ControlPool } from "./control.ts";
-import type { SshLink } from "./ssh.ts";
+import type { RemoteLink } from "./remote_link.ts";
 import type { WatcherPool } from "./watch.ts";
 
 /** Which tmux server to talk to, and through whose control clients and watchers. */
@@ -16,7 +16,7 @@ export interface TmuxSocket {
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
   readonly tmpdir: string | null;
   /** The link to the host whose tmux this is; null: this machine's. */
-  readonly remote: SshLink | null;
+  readonly remote: RemoteLink | null;
   /**
    * The owner's control clients; null: every command spawns its own tmux.
    * @ignore

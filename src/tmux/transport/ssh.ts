@@ -14,6 +14,7 @@ import { abortable, ABORTED } from "../../async.ts";
 import { randomHex } from "../../hex.ts";
 import { TmuxError } from "../errors.ts";
 import { readLines, terminate } from "./lines.ts";
+import type { RemoteLink } from "./remote_link.ts";
 
 /** A remote host as the operator declared it. */
 export interface RemoteHost {
@@ -136,29 +137,8 @@ const DROP_MS = 500;
 /** What the master's own session prints once it runs: the connection is up. */
 const READY = "tmux-mcp-ready";
 
-/** One host's ssh connection, shared by every channel to it. */
-export interface SshLink {
-  readonly host: RemoteHost;
-  /** Connects (once, however many ask at once); throws a `TmuxError` saying why it cannot. */
-  connect(): Promise<void>;
-  /** Whether the master connection is up (false before the first connect and once it dropped). */
-  readonly up: boolean;
-  /**
-   * Whether the connection dropped (or never came up): asked after a channel failed, it gives
-   * a connection that is going a moment to be gone.
-   */
-  dropped(): Promise<boolean>;
-  /** The ssh command that runs `tmux <args>` on the host over the master connection. */
-  command(
-    args: readonly string[],
-    stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
-  ): Deno.Command;
-  /** Ends the master connection (and so every channel over it). */
-  close(): Promise<void>;
-}
-
-/** A link to a declared host; nothing connects until it is used. */
-export function createSshLink(host: RemoteHost, options: SshOptions): SshLink {
+/** The link to a declared host over ssh; nothing connects until it is used. */
+export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink {
   // Private to this process: unguessable, so no one else's socket can be there before ours.
   const controlPath = `/tmp/tmux-mcp-${randomHex(8)}-%C`;
   const common = [
@@ -230,10 +210,8 @@ export function createSshLink(host: RemoteHost, options: SshOptions): SshLink {
   }
 
   return {
-    host,
-    get up(): boolean {
-      return up;
-    },
+    name: host.name,
+    socketName: host.socketName,
     async dropped(): Promise<boolean> {
       const child = master;
       if (child === null) return true;
@@ -260,6 +238,16 @@ export function createSshLink(host: RemoteHost, options: SshOptions): SshLink {
         ],
         ...stdio,
       });
+    },
+    failure(code: number, stderr: string): TmuxError | null {
+      // ssh's own failures exit 255; a remote shell that finds no tmux, 127.
+      if (code === 255) return sshFailure(host, stderr);
+      if (code !== 127) return null;
+      return new TmuxError(
+        "tmux_unavailable",
+        `tmux is not installed on host ${host.name}, or not on the PATH ssh gives it ` +
+          "(declare the host with ?tmux=/path/to/tmux)",
+      );
     },
     async close(): Promise<void> {
       const child = master;

@@ -1,0 +1,37 @@
+/**
+ * The seam between this server and a tmux on another machine: how a tmux client is started
+ * there, and the state of the connection that carries it. ssh is the one transport today
+ * (ssh.ts); `docker exec -i` or `kubectl exec -i` fit the same shape. Everything above it (control
+ * clients, watchers, `source-file -` for the rest) is the same whatever the transport.
+ *
+ * @module
+ */
+
+import type { TmuxError } from "../errors.ts";
+
+/** A declared host's connection. */
+export interface RemoteLink {
+  /** The name calls give as `host`. */
+  readonly name: string;
+  /** The remote tmux's `-L` socket name calls use by default; null: its own default. */
+  readonly socketName: string | null;
+  /** Connects (once, however many ask at once); throws a `TmuxError` saying why it cannot. */
+  connect(): Promise<void>;
+  /**
+   * Whether the connection dropped (or never came up): asked after a channel failed, it gives a
+   * connection that is going a moment to be gone.
+   */
+  dropped(): Promise<boolean>;
+  /** The command that runs `tmux <args>` on the host over the connection (once connected). */
+  command(
+    args: readonly string[],
+    stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
+  ): Deno.Command;
+  /**
+   * The error for a client that exited with `code` having said `stderr`, when the transport
+   * failed (not tmux); null when the failure is tmux's own.
+   */
+  failure(code: number, stderr: string): TmuxError | null;
+  /** Ends the connection (and so every channel over it). */
+  close(): Promise<void>;
+}

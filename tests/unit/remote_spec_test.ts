@@ -1,0 +1,80 @@
+import { assertEquals, assertMatch } from "../deps.ts";
+import { parseRemote, sshFailure } from "../../src/tmux/transport/ssh.ts";
+
+Deno.test("--remote declarations: aliases, ssh:// addresses, socket and tmux settings", () => {
+  assertEquals(parseRemote("web1=ssh:web1"), {
+    name: "web1",
+    destination: "web1",
+    port: null,
+    socketName: null,
+    tmux: "tmux",
+  });
+  assertEquals(
+    parseRemote("build=ssh://ci@build-01.example:2222?socket=agents&tmux=/opt/homebrew/bin/tmux"),
+    {
+      name: "build",
+      destination: "ci@build-01.example",
+      port: 2222,
+      socketName: "agents",
+      tmux: "/opt/homebrew/bin/tmux",
+    },
+  );
+  assertEquals(parseRemote("v6=ssh://[::1]").destination, "::1");
+});
+
+Deno.test("--remote refuses what would reach ssh as an option or a remote shell as code", () => {
+  for (
+    const spec of [
+      "x=ssh:-oProxyCommand=touch /tmp/p",
+      "x=ssh://-oProxyCommand=x",
+      "x=ssh://a b@host",
+      "x=ssh:host;reboot",
+      "x=ssh:host?socket=a b",
+      "x=ssh:host?socket=$(id)",
+      "x=ssh:host?tmux=tmux;id",
+      "x=ssh:host?tmux=relative/tmux",
+      "x=ssh:host?user=root",
+      "x=ssh://host:99999",
+      "local=ssh:host",
+      "Bad=ssh:host",
+      "x=docker:box",
+      "ssh:host",
+    ]
+  ) {
+    let message = "";
+    try {
+      parseRemote(spec);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    assertMatch(message, /^--remote /, spec);
+  }
+});
+
+Deno.test("ssh's failures are told apart by what it said", () => {
+  const host = parseRemote("lab=ssh:lab");
+  const code = (stderr: string) => sshFailure(host, stderr).code;
+  assertEquals(
+    [
+      code(
+        "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict " +
+          "checking.\nHost key verification failed.",
+      ),
+      code(
+        "@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @@@\nHost key verification failed.",
+      ),
+      code("root@127.0.0.1: Permission denied (publickey)."),
+      code("ssh: connect to host 127.0.0.1 port 9: Connection refused"),
+      code("ssh: Could not resolve hostname nowhere: Name or service not known"),
+      code(""),
+    ],
+    [
+      "host_key_unknown",
+      "host_key_unknown",
+      "auth_failed",
+      "host_unreachable",
+      "host_unreachable",
+      "host_unreachable",
+    ],
+  );
+});
