@@ -76,6 +76,14 @@ function remotesFrom(flags: Flags): RemoteHost[] {
   return remotes;
 }
 
+function parseIdle(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > 86_400) {
+    throw new Error(`--remote-idle-seconds must be a whole number from 1 to 86400 (got ${text})`);
+  }
+  return value;
+}
+
 function parseSeconds(text: string): number {
   const value = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || value < 1 || value > 600) {
@@ -121,6 +129,7 @@ export function configFromFlags(flags: Flags): StartConfig {
       configFile: flags.sshConfig ?? null,
       acceptNewHostKeys: flags.remoteAcceptNewHostKeys,
     },
+    remoteIdleSeconds: parseIdle(flags.remoteIdleSeconds ?? "900"),
   };
   if (!flags.http) {
     if (flags.host !== undefined || flags.port !== undefined) {

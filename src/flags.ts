@@ -34,6 +34,7 @@ export interface Flags {
   remote: string[];
   sshConfig: string | undefined;
   remoteAcceptNewHostKeys: boolean;
+  remoteIdleSeconds: string | undefined;
 }
 
 /** The usage text printed by --help. */
@@ -77,6 +78,8 @@ Usage: tmux-mcp [options]
   --remote-accept-new-host-keys
                              accept and record the key of a host never seen before (default:
                              fail with host_key_unknown)
+  --remote-idle-seconds N    close a remote host's ssh connection once no call named it for N
+                             seconds (default 900)
   --no-control               spawn one tmux process per command instead of using a control client
   --keep-history             run_command's suppress_history defaults to false
   --version                  print the version
@@ -117,6 +120,7 @@ export function parseFlags(args: readonly string[]): Flags {
       remote: { type: "string", multiple: true },
       "ssh-config": { type: "string" },
       "remote-accept-new-host-keys": { type: "boolean" },
+      "remote-idle-seconds": { type: "string" },
     },
   });
   if (positionals.length > 0) {
@@ -148,5 +152,6 @@ export function parseFlags(args: readonly string[]): Flags {
     remote: values.remote ?? [],
     sshConfig: values["ssh-config"],
     remoteAcceptNewHostKeys: values["remote-accept-new-host-keys"] ?? false,
+    remoteIdleSeconds: values["remote-idle-seconds"],
   };
 }

@@ -30,6 +30,7 @@ export function createToolContext(config: ServerConfig): ToolContext {
       tmpdir: config.tmuxTmpdir,
       remotes: config.remotes,
       ssh: config.ssh,
+      remoteIdleMs: config.remoteIdleSeconds * 1000,
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),

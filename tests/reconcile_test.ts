@@ -4,7 +4,7 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
-import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+import { commandRunning, commandStarted, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -261,10 +261,15 @@ Deno.test("a pane respawned under a call ends it at once, and so does wait_for_c
       await prompt(tmux, pane);
     };
     const call = run(conn, { command: "echo started; sleep 1000", pane_id: pane, timeout: 8 });
-    await until("the command started", () => commandRunning(tmux, pane));
+    // Started, not only typed: a shell replaced before it runs the line never started it.
+    await until("the command started", () => commandStarted(tmux, pane));
     await respawn();
     const ended = (await call).structuredContent as Json;
-    assertEquals([ended.timed_out, ended.exit_status, ended.anchor_lost], [false, null, true]);
+    assertEquals(
+      [ended.timed_out, ended.exit_status, ended.anchor_lost],
+      [false, null, true],
+      JSON.stringify(ended),
+    );
     assertMatch(String(ended.no_status_reason), /replaced/);
     await works(conn, pane, "respawned");
     const runId = await timedOut(conn, pane, "sleep 1000");

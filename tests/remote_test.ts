@@ -261,3 +261,35 @@ Deno.test("--remote without permission to run ssh, or a bad declaration, stops t
   assert(bad.code !== 0);
   assertMatch(bad.stderr, /--remote "lab=ssh:-oX=y": ssh:ALIAS expects a host alias/);
 });
+
+/** The ssh processes the server runs (its master connection and channels). */
+async function sshChildren(serverPid: number): Promise<string[]> {
+  const ps = await new Deno.Command("ps", {
+    args: ["-o", "args=", "--ppid", String(serverPid)],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(ps.stdout).split("\n").filter((line) => /^\S*ssh /.test(line));
+}
+
+Deno.test("a host no call names for --remote-idle-seconds has its connection closed, and reopened on use", async () => {
+  await withLab({ extraArgs: ["--remote-idle-seconds", "1"] }, async ({ conn, remote }) => {
+    const first = await ok(conn, "run_command", {
+      host: "lab",
+      pane_id: remote.paneId,
+      command: "echo one",
+    });
+    assertEquals(first.output, ["one"]);
+    assert((await sshChildren(conn.serverPid)).length >= 2, "no master and channels");
+    await until(
+      "the idle connection closed",
+      async () => (await sshChildren(conn.serverPid)).length === 0,
+    );
+    const again = await ok(conn, "run_command", {
+      host: "lab",
+      pane_id: remote.paneId,
+      command: "echo two",
+    });
+    assertEquals([again.exit_status, again.output], [0, ["two"]]);
+    await assertNoLeftoversSoon(remote, conn.serverPid);
+  });
+});

@@ -11,9 +11,9 @@ import { closeControlPool, type ControlPool, createControlPool } from "./transpo
 import { createClientGates } from "./transport/gate.ts";
 import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transport/watch.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import { createSshLink, LOCAL_HOST, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
+import { LOCAL_HOST, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
-import type { RemoteLink } from "./transport/remote_link.ts";
+import { createRemoteHosts } from "./remote_hosts.ts";
 import {
   createRunner,
   type PaneOutcome,
@@ -50,6 +50,8 @@ export interface TmuxClientOptions {
   remotes?: readonly RemoteHost[];
   /** How ssh reaches them. */
   ssh?: SshOptions;
+  /** How long a remote host may go unnamed before its connection closes (default 15 minutes). */
+  remoteIdleMs?: number;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -71,6 +73,9 @@ export interface TmuxClient {
   close(): Promise<void>;
 }
 
+/** How long a remote host may go unnamed before its connection closes, by default. */
+const REMOTE_IDLE_MS = 15 * 60_000;
+
 /** Makes the one client of a process. */
 export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   const attach = options.attach ?? true;
@@ -81,13 +86,13 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     : null;
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
-  const links = new Map<string, RemoteLink>(
-    (options.remotes ?? []).map((host) => [
-      host.name,
-      createSshLink(host, options.ssh ?? { configFile: null, acceptNewHostKeys: false }),
-    ]),
-  );
-  const hosts = [LOCAL_HOST, ...links.keys()];
+  const remotes = createRemoteHosts({
+    remotes: options.remotes ?? [],
+    ssh: options.ssh ?? { configFile: null, acceptNewHostKeys: false },
+    idleMs: options.remoteIdleMs ?? REMOTE_IDLE_MS,
+    controls,
+    watchers,
+  });
   return {
     runCommand: (request) => runCommand(runner, request),
     runMany: (request) => runMany(runner, request),
@@ -97,11 +102,12 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
       if (host === LOCAL_HOST) {
         return { socketName, tmpdir: options.tmpdir ?? null, controls, watchers, remote: null };
       }
-      const remote = links.get(host);
+      const remote = remotes.use(host);
       if (remote === undefined) {
+        const declared = [LOCAL_HOST, ...remotes.names].join(", ");
         throw new TmuxError(
           "invalid_argument",
-          `unknown host ${JSON.stringify(host)} (declared: ${hosts.join(", ")})`,
+          `unknown host ${JSON.stringify(host)} (declared: ${declared})`,
         );
       }
       return {
@@ -118,7 +124,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
         controls === null ? undefined : closeControlPool(controls),
         watchers === null ? undefined : closeWatcherPool(watchers),
       ]);
-      await Promise.all([...links.values()].map((link) => link.close()));
+      await remotes.close();
     },
   };
 }

@@ -40,6 +40,8 @@ export interface ServerConfig {
   remotes: RemoteHost[];
   /** How ssh reaches them. */
   ssh: SshOptions;
+  /** How long a remote host may go unnamed before its ssh connection closes, in seconds. */
+  remoteIdleSeconds: number;
 }
 
 /** Shared by the tools of every MCP session this process serves. */

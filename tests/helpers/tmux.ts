@@ -106,6 +106,15 @@ export async function commandRunning(tmux: TestTmux, pane: string): Promise<bool
   return mark.trim() !== "";
 }
 
+/**
+ * Whether a run_command's command has started in the pane: its start marker is the pane's path
+ * while it runs (the running mark is set earlier, as the line is typed).
+ */
+export async function commandStarted(tmux: TestTmux, pane: string): Promise<boolean> {
+  const path = await tmux.run("display-message", "-p", "-t", pane, "#{pane_path}");
+  return /^tmux_mcp_[0-9a-f]+_s$/.test(path.trim());
+}
+
 /** `tmux wait-for` processes on this socket, whoever started them. */
 export async function waitForProcesses(socketName: string): Promise<string> {
   const out = await new Deno.Command("pgrep", {

@@ -28,6 +28,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       tmuxTmpdir: null,
       remotes: [],
       ssh: { configFile: null, acceptNewHostKeys: false },
+      remoteIdleSeconds: 900,
     },
     http: null,
     warnings: [],

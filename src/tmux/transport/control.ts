@@ -10,6 +10,7 @@
 import { errorFromStderr, TmuxError } from "../errors.ts";
 import { type SocketAddress, socketKey, spawnRun } from "./exec.ts";
 import { controlLine } from "./command_line.ts";
+import type { RemoteLink } from "./remote_link.ts";
 import { allLines, type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 
@@ -240,6 +241,18 @@ function sendControl(control: Control, args: readonly string[]): Promise<string>
       fail(control, controlExited());
     });
   });
+}
+
+/** Ends the command clients over one remote host's link, which is to close (it sat idle). */
+export async function closeControlsOf(pool: ControlPool, remote: RemoteLink): Promise<void> {
+  await Promise.all(
+    pool.clients.entries().map(async ([key, pending]) => {
+      const control = await pending;
+      if (control === null || control.socket.remote !== remote) return;
+      if (pool.clients.get(key) === pending) pool.clients.delete(key);
+      await endClient(pool.gates, control.socket, control);
+    }),
+  );
 }
 
 /** Ends every command client of a pool (at shutdown). */

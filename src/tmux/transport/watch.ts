@@ -13,6 +13,7 @@
 
 import { lineEditorSeen } from "./line_editor.ts";
 import { type SocketAddress, socketKey } from "./exec.ts";
+import type { RemoteLink } from "./remote_link.ts";
 import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
@@ -400,6 +401,17 @@ export function lineEditorState(
   const watcher = socket.watchers?.live.get(keyOf(socket, target.sessionId));
   const reading = watcher?.alive ? watcher.lineEditor.get(target.paneId) : undefined;
   return reading === undefined ? "unknown" : reading ? "reading" : "not_reading";
+}
+
+/**
+ * Ends the watchers over one remote host's link, which is to close (it sat idle); false, and
+ * nothing ended, while a call still follows a pane through one.
+ */
+export async function closeWatchersOf(pool: WatcherPool, remote: RemoteLink): Promise<boolean> {
+  const mine = [...pool.live.values()].filter((watcher) => watcher.socket.remote === remote);
+  if (mine.some((watcher) => watcher.users > 0)) return false;
+  await Promise.all(mine.map((watcher) => stop(watcher.socket, pool, watcher)));
+  return true;
 }
 
 /** Ends every watcher of a pool (at shutdown). */
