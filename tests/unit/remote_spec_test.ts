@@ -1,5 +1,5 @@
 import { assertEquals, assertMatch } from "../deps.ts";
-import { parseRemote, sshFailure } from "../../src/tmux/transport/ssh.ts";
+import { createSshLink, parseRemote, sshFailure } from "../../src/tmux/transport/ssh.ts";
 
 Deno.test("--remote declarations: aliases, ssh:// addresses, socket and tmux settings", () => {
   assertEquals(parseRemote("web1=ssh:web1"), {
@@ -77,4 +77,33 @@ Deno.test("ssh's failures are told apart by what it said", () => {
       "host_unreachable",
     ],
   );
+});
+
+Deno.test("a host's short-lived channels are a few at a time, the rest in line, in order", async () => {
+  const link = createSshLink(parseRemote("lab=ssh:lab"), {
+    configFile: null,
+    acceptNewHostKeys: false,
+  });
+  let open = 0;
+  let most = 0;
+  const order: number[] = [];
+  const releases: (() => void)[] = [];
+  const works = Array.from({ length: 6 }, (_, i) =>
+    link.channel(async () => {
+      open++;
+      most = Math.max(most, open);
+      order.push(i);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      open--;
+      return i;
+    }));
+  for (let i = 0; i < 6; i++) {
+    while (releases.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    releases.shift()!();
+  }
+  assertEquals(await Promise.all(works), [0, 1, 2, 3, 4, 5]);
+  assertEquals([most, order], [2, [0, 1, 2, 3, 4, 5]]);
+  // A failed one gives its place back too.
+  await link.channel(() => Promise.reject(new Error("x"))).catch(() => {});
+  assertEquals(await link.channel(() => Promise.resolve("after")), "after");
 });

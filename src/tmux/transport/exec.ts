@@ -92,7 +92,10 @@ export async function spawnRun(
   args: readonly string[],
   options: RunTmuxOptions = {},
 ): Promise<string> {
-  if (socket.remote) return await remoteRun(socket, socket.remote, { args, stdin: options.stdin });
+  const { remote } = socket;
+  if (remote) {
+    return await remote.channel(() => remoteRun(socket, remote, { args, stdin: options.stdin }));
+  }
   const command = tmuxCommand(socket, args, {
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

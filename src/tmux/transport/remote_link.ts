@@ -28,6 +28,12 @@ export interface RemoteLink {
     stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
   ): Deno.Command;
   /**
+   * Runs `work`, which opens a short-lived channel (one command's client), once fewer than a few
+   * such are open: with the command client and the watchers they stay under the server's cap on
+   * channels a connection (sshd's MaxSessions is 10), past which ssh opens a connection of its own.
+   */
+  channel<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * The error for a client that exited with `code` having said `stderr`, when the transport
    * failed (not tmux); null when the failure is tmux's own.
    */

@@ -131,6 +131,12 @@ export function sshFailure(host: RemoteHost, stderr: string): TmuxError {
 /** How long connecting (and authenticating) to a host may take. */
 const CONNECT_SECONDS = 10;
 
+/**
+ * Short-lived channels (one command's client) open at once per host: the master's own session,
+ * the command client and at most six watchers leave room for two under sshd's MaxSessions (10).
+ */
+const SHORT_CHANNELS = 2;
+
 /** How long a failed channel's master connection may take to be seen going. */
 const DROP_MS = 500;
 
@@ -155,6 +161,8 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
   let masterWriter: WritableStreamDefaultWriter<Uint8Array> | null = null;
   let connecting: Promise<void> | null = null;
   let up = false;
+  let open = 0;
+  const queued: (() => void)[] = [];
 
   async function start(): Promise<void> {
     let child: Deno.ChildProcess;
@@ -238,6 +246,18 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
         ],
         ...stdio,
       });
+    },
+    async channel<T>(work: () => Promise<T>): Promise<T> {
+      if (open >= SHORT_CHANNELS) await new Promise<void>((resolve) => queued.push(resolve));
+      else open++;
+      try {
+        return await work();
+      } finally {
+        // The slot passes straight to the next in line, or is given back.
+        const next = queued.shift();
+        if (next === undefined) open--;
+        else next();
+      }
     },
     failure(code: number, stderr: string): TmuxError | null {
       // ssh's own failures exit 255; a remote shell that finds no tmux, 127.
