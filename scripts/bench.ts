@@ -244,6 +244,12 @@ try {
     const shellPane = await tmuxServer.newPane(
       `env -i HOME=${shellHome} PATH=${Deno.env.get("PATH")} TERM=tmux-256color ${shell}`,
     );
+    // A shell may take seconds to start (xonsh: Python's start): its prompt shows when it reads.
+    for (let i = 0; i < 150; i++) {
+      const screen = await tmux(tmuxServer.socketName, "capture-pane", "-p", "-t", shellPane);
+      if (screen.trim() !== "") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const times: number[] = [];
     for (let i = 0; i < n(20) + 2; i++) {
       const t0 = performance.now();
@@ -302,10 +308,15 @@ try {
       `env PATH=${counting.dir}:${Deno.env.get("PATH") ?? ""} PS1='$ ' bash --norc --noprofile`,
     );
     await new Promise((r) => setTimeout(r, 300));
+    // A result comes back at the end marker, before the shell's trailer has started its tmux:
+    // each count waits a moment for the last one.
+    const settled = () => new Promise((r) => setTimeout(r, 300));
     await runCommand(countConn.client, countPane, "true");
+    await settled();
     const before = counting.count();
     const calls = n(20);
     for (let i = 0; i < calls; i++) await runCommand(countConn.client, countPane, "true");
+    await settled();
     report("spawns_per_run", "tmux spawns per run_command", (counting.count() - before) / calls);
   } finally {
     await countConn.close();

@@ -28,6 +28,7 @@ import {
 } from "./launcher.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
+import { deleteUnfetched, pasteLine, releaseClaim, typeLine } from "./type_line.ts";
 import { waitForRun } from "./resume.ts";
 import {
   buildTypedLine,
@@ -92,9 +93,6 @@ const STREAM_END_MS = 2000;
 /** How long a run's shell may take to finish after its end marker (its trailer's tmux command). */
 const SETTLE_MS = 1000;
 
-/** Commands up to this many bytes go to their buffer over the control client, larger ones on a tmux process's standard input. */
-const SET_BUFFER_MAX = 64 * 1024;
-
 /**
  * How long a line editor's prompt may take to reach the watcher once it has caught up with tmux:
  * the shell may not have drawn it yet. Only a refusal waits this long; on a loaded machine 150 ms
@@ -132,9 +130,6 @@ function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
   }
   return run;
 }
-
-/** C-u: line editors' unix-line-discard, and the terminal's kill character. */
-const KILL_LINE = "\x15";
 
 /** Runs a command in a pane and waits for it, as the run_command contract says. */
 export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {
@@ -785,88 +780,4 @@ async function runningResult(context: RunContext): Promise<RunResult> {
     );
   }
   return { ...finished(context), ...output, timed_out: true };
-}
-
-/**
- * Types the line into the pane in one tmux command: the running mark is claimed (set only if it
- * is not set: two server processes never type into one run), then the command goes to its
- * buffer when it is not inline, and the line is pasted through a private buffer into this pane
- * alone (keys sent with send-keys would reach every pane of a synchronized window). C-u comes
- * first: text someone left unsent at the prompt would otherwise prefix our line (line editors keep
- * it in their kill ring; without one, the terminal's kill character drops it). Returns null, or
- * the mark that was already there.
- */
-async function typeLine(
-  call: PaneCall,
-  line: { typed: string; mark: string; buffered: string | null; record: string | null },
-): Promise<string | null> {
-  const { socket, paneId, names } = call;
-  const claim = [
-    ...["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN],
-    ...line.record === null
-      ? []
-      : ["set-option", "-p", "-t", paneId, names.quietRecord, line.record, THEN],
-  ];
-  const paste = pasteCommands(call, line.typed);
-  const { buffered } = line;
-  const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
-  const args = buffered === null
-    ? [...claim, ...paste]
-    : large
-    ? [...claim, "load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste]
-    : [...claim, "set-buffer", "-b", names.commandBuffer, "--", buffered, THEN, ...paste];
-  try {
-    await runTmux(socket, args, large ? { stdin: buffered! } : {});
-    return null;
-  } catch (error) {
-    if (error instanceof TmuxError && /already set/.test(error.message)) {
-      return (await runTmux(socket, [
-        ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],
-      ]).catch(() => "")).trim();
-    }
-    await releaseClaim(call, line.mark);
-    throw error;
-  }
-}
-
-/** The tmux commands that paste a line into the call's pane alone, after C-u, with a CR. */
-function pasteCommands(call: PaneCall, typed: string): string[] {
-  const { paneId, names } = call;
-  return [
-    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
-    ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
-  ];
-}
-
-/** Types a line again (the mark is the call's already). */
-async function pasteLine(call: PaneCall, typed: string): Promise<void> {
-  await runTmux(call.socket, pasteCommands(call, typed));
-}
-
-/**
- * Clears what a call that ran nothing leaves: its running mark (while still its), the record
- * written as it was typed, its buffers.
- */
-async function releaseClaim(call: PaneCall, mark: string): Promise<void> {
-  await runTmux(call.socket, [
-    ...["set-option", "-p", "-u", "-t", call.paneId, call.names.quietRecord, THEN],
-    ...["if-shell", "-F", "-t", call.paneId, `#{==:#{${RUNNING_OPTION}},${mark}}`],
-    `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION}`,
-  ]).catch(() => {});
-  await deleteUnfetched(call);
-}
-
-/** Deletes the buffers of a call whose shell never fetched them. */
-async function deleteUnfetched(call: PaneCall): Promise<void> {
-  await deleteBuffers(call.socket, [call.names.commandBuffer, call.names.pasteBuffer]);
-}
-
-async function deleteBuffers(socket: TmuxSocket, buffers: readonly string[]): Promise<void> {
-  for (const name of buffers) {
-    try {
-      await runTmux(socket, ["delete-buffer", "-b", name]);
-    } catch {
-      // Already fetched and deleted by the shell, or the server is gone.
-    }
-  }
 }

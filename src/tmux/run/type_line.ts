@@ -1,0 +1,106 @@
+/**
+ * Typing a run's line into its pane, and taking back what a run that never ran left: the claim
+ * on the pane, its record, its buffers.
+ *
+ * @module
+ */
+
+import { TmuxError } from "../errors.ts";
+import { runTmux } from "../transport/command.ts";
+import { THEN } from "../transport/command_line.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+import { RUNNING_OPTION } from "./shell.ts";
+import type { PaneCall } from "./state.ts";
+
+/**
+ * Commands up to this many bytes go to their buffer over the control client, larger ones on a
+ * tmux process's standard input.
+ */
+const SET_BUFFER_MAX = 64 * 1024;
+
+/** C-u: line editors' unix-line-discard, and the terminal's kill character. */
+const KILL_LINE = "\x15";
+
+/**
+ * Types the line into the pane in one tmux command: the running mark is claimed (set only if it
+ * is not set: two server processes never type into one run), then the command goes to its
+ * buffer when it is not inline, and the line is pasted through a private buffer into this pane
+ * alone (keys sent with send-keys would reach every pane of a synchronized window). C-u comes
+ * first: text someone left unsent at the prompt would otherwise prefix our line (line editors keep
+ * it in their kill ring; without one, the terminal's kill character drops it). Returns null, or
+ * the mark that was already there.
+ */
+export async function typeLine(
+  call: PaneCall,
+  line: { typed: string; mark: string; buffered: string | null; record: string | null },
+): Promise<string | null> {
+  const { socket, paneId, names } = call;
+  const claim = [
+    ...["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN],
+    ...line.record === null
+      ? []
+      : ["set-option", "-p", "-t", paneId, names.quietRecord, line.record, THEN],
+  ];
+  const paste = pasteCommands(call, line.typed);
+  const { buffered } = line;
+  const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
+  const args = buffered === null
+    ? [...claim, ...paste]
+    : large
+    ? [...claim, "load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste]
+    : [...claim, "set-buffer", "-b", names.commandBuffer, "--", buffered, THEN, ...paste];
+  try {
+    await runTmux(socket, args, large ? { stdin: buffered! } : {});
+    return null;
+  } catch (error) {
+    if (error instanceof TmuxError && /already set/.test(error.message)) {
+      return (await runTmux(socket, [
+        ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],
+      ]).catch(() => "")).trim();
+    }
+    await releaseClaim(call, line.mark);
+    throw error;
+  }
+}
+
+/** The tmux commands that paste a line into the call's pane alone, after C-u, with a CR. */
+function pasteCommands(call: PaneCall, typed: string): string[] {
+  const { paneId, names } = call;
+  return [
+    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
+    ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+  ];
+}
+
+/** Types a line again (the mark is the call's already). */
+export async function pasteLine(call: PaneCall, typed: string): Promise<void> {
+  await runTmux(call.socket, pasteCommands(call, typed));
+}
+
+/**
+ * Clears what a call that ran nothing leaves: its running mark (while still its), the record
+ * written as it was typed, its buffers.
+ */
+export async function releaseClaim(call: PaneCall, mark: string): Promise<void> {
+  await runTmux(call.socket, [
+    ...["set-option", "-p", "-u", "-t", call.paneId, call.names.quietRecord, THEN],
+    ...["if-shell", "-F", "-t", call.paneId, `#{==:#{${RUNNING_OPTION}},${mark}}`],
+    `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION}`,
+  ]).catch(() => {});
+  await deleteUnfetched(call);
+}
+
+/** Deletes the buffers of a call whose shell never fetched them. */
+export async function deleteUnfetched(call: PaneCall): Promise<void> {
+  await deleteBuffers(call.socket, [call.names.commandBuffer, call.names.pasteBuffer]);
+}
+
+async function deleteBuffers(socket: TmuxSocket, buffers: readonly string[]): Promise<void> {
+  for (const name of buffers) {
+    try {
+      await runTmux(socket, ["delete-buffer", "-b", name]);
+    } catch {
+      // Already fetched and deleted by the shell, or the server is gone.
+    }
+  }
+}
