@@ -221,7 +221,7 @@ Deno.test("a link dropped mid-call is transport_lost with a run_id that wait_for
       [true, null, false, true],
       textOf(result),
     );
-    assertMatch(textOf(result), /^link lost: the ssh link to host lab was lost/);
+    assertMatch(textOf(result), /^link lost: the link to host lab was lost/);
     const unreachable = await call(conn, "wait_for_command", { run_id: lost.run_id });
     assertMatch(textOf(unreachable), /^host_unreachable: host lab \(lab\) cannot be reached/);
     await sshd.up();

@@ -1,5 +1,5 @@
 /**
- * A remote run whose ssh link dropped under it. Its record was written in the same tmux command
+ * A remote run whose link (ssh) dropped under it. Its record was written in the same tmux command
  * that typed its line, so whatever moment the link went, the run can be collected later: the
  * result says so (`transport_lost`, its run_id), and nothing is typed again.
  *
@@ -18,9 +18,9 @@ export async function linkDropped(socket: TmuxSocket, error: unknown): Promise<b
 }
 
 /** Why a remote run has no status: its link went. */
-export function lostReason(socket: TmuxSocket, runId: string): string {
+function lostReason(socket: TmuxSocket, runId: string): string {
   const host = socket.remote?.name ?? "";
-  return `the ssh link to host ${host} was lost during the call: the command MAY STILL BE ` +
+  return `the link to host ${host} was lost during the call: the command MAY STILL BE ` +
     `RUNNING (or, if the link went as it was typed, may not have started); ` +
     `wait_for_command run_id=${runId} collects it once ${host} can be reached`;
 }
