@@ -23,17 +23,20 @@ async function tmuxAlive(tmux: TestTmux): Promise<boolean> {
  * against tmux 3.3a, this pattern crashed it within two to six bursts when clients were
  * connected and ended per call.
  */
-async function burst(conn: Connection, panes: string[], round: number): Promise<void> {
+async function burst(conn: Connection, panes: string[], round: number): Promise<string[]> {
   const results = await Promise.all(
     panes.map((pane, i) =>
       run(conn, { pane_id: pane, command: `echo b${round}p${i}`, timeout: i % 3 === 0 ? 0.05 : 20 })
     ),
   );
+  const timedOut: string[] = [];
   results.forEach((result, i) => {
     const out = result.structuredContent as Json | undefined;
     assert(out !== undefined, textOf(result));
     if (i % 3 !== 0) assertEquals(out.output, [`b${round}p${i}`], JSON.stringify(out));
+    if (out.timed_out && out.started) timedOut.push(String(out.run_id));
   });
+  return timedOut;
 }
 
 Deno.test("bursts of parallel run_command over 16 panes never crash tmux", async () => {
@@ -69,13 +72,16 @@ Deno.test("marks planted by a program in the pane cost bounded work and never cr
       (await tmux.run("show-options", "-p", "-t", pane)).split("\n")
         .filter((line) => names.has(line.split(" ")[0])).length;
     let left = await planted();
+    // A victim's run that outlived its 0.05 s is recorded until collected, as an agent would.
+    const uncollected: string[] = [];
     for (let round = 0; round < 20; round++) {
       // A stale running mark makes the pane's next call reconcile it.
       await tmux.run("set-option", "-p", "-t", pane, "@tmux_mcp_running", "tmux_mcp_x:1");
-      const [own] = await Promise.all([
+      const [own, timedOut] = await Promise.all([
         run(conn, { pane_id: pane, command: `echo r${round}`, timeout: 20 }),
         burst(conn, victims, round),
       ]);
+      uncollected.push(...timedOut);
       assertEquals((own.structuredContent as Json).output, [`r${round}`], textOf(own));
       assert(await tmuxAlive(tmux), `tmux crashed in round ${round}`);
       const now = await planted();
@@ -83,6 +89,13 @@ Deno.test("marks planted by a program in the pane cost bounded work and never cr
       left = now;
     }
     assertEquals(left, 0, "planted options were left after 20 calls");
+    for (const runId of uncollected) {
+      const collected = await conn.client.callTool({
+        name: "wait_for_command",
+        arguments: { run_id: runId, timeout: 10 },
+      }) as CallToolResult;
+      assert(!collected.isError, textOf(collected));
+    }
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
