@@ -138,8 +138,7 @@ Deno.test("run_command_many: results in order, outputs grouped, failures per pan
 Deno.test("run_command_many: bad requests are clear errors, nothing run", async () => {
   await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ command: "true" }, /exactly one of pane_ids, window_id, session_id/],
-      [{ command: "true", pane_ids: [tmux.paneId], window_id: "@0" }, /exactly one of/],
+      [{ command: "true" }, /give pane_ids, window_id or session_id/],
       [{ command: "true", pane_ids: [tmux.paneId, tmux.paneId] }, /named twice/],
       [{ command: "true", pane_ids: ["3"] }, /pane_id must look like %3/],
       [{ command: "true", window_id: "@9999" }, /^not_found: /],
@@ -196,5 +195,40 @@ Deno.test("run_command_many: a progress notification as each pane ends", async (
     const expected = panes.map((pane, i) => [i + 1, 3, `${pane}: nonzero`]);
     const got = progress.map((p) => [p.progress, p.total, p.message]);
     assertEquals(got, expected.slice(0, Math.max(2, got.length)));
+  });
+});
+
+Deno.test("run_command_many: listed panes and a window's together, each pane once, listed first", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    const other = await tmux.newPane();
+    const window = (await tmux.run("display-message", "-p", "-t", tmux.paneId, "#{window_id}"))
+      .trim();
+    const second = (await tmux.run(
+      "split-window",
+      "-d",
+      "-P",
+      "-F",
+      "#{pane_id}",
+      "-t",
+      tmux.paneId,
+      "env PS1='$ ' bash --norc --noprofile",
+    )).trim();
+    await until(
+      "the split pane's prompt",
+      async () => (await tmux.run("capture-pane", "-p", "-t", second)).trimEnd().endsWith("$"),
+    );
+    // The window's first pane is listed too: it runs once, in the listed place.
+    const result = await many(conn, {
+      command: "echo hi",
+      pane_ids: [other, tmux.paneId],
+      window_id: window,
+    });
+    const out = structured(result);
+    assertEquals(out.results.map((r) => [r.pane_id, r.state]), [
+      [other, "ok"],
+      [tmux.paneId, "ok"],
+      [second, "ok"],
+    ]);
+    await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

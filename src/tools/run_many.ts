@@ -32,7 +32,7 @@ const input = {
     "shell command, the same for every pane",
   ),
   pane_ids: z.array(z.string().max(40)).min(1).max(MANY_MAX).nullable().optional().describe(
-    "the panes (like %3, or web1:%3 on a declared host); or:",
+    "the panes (like %3, or web1:%3 on a declared host); and/or:",
   ),
   window_id: z.string().nullable().optional().describe("every pane of this window (like @2)"),
   session_id: z.string().nullable().optional().describe("every pane of this session (like $1)"),
@@ -237,7 +237,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Run one shell command in many panes",
-    description: "Runs the same command in many panes (pane_ids, of any declared hosts, or " +
+    description: "Runs the same command in many panes (pane_ids, of any declared hosts, and/or " +
       "every pane of a window or session), concurrency at a time, each as run_command would; returns one result per " +
       "pane in order (state, exit status, run_id) and each distinct output once. One busy, " +
       "hung or missing pane never holds up the rest, and is a result, not an error.",
@@ -246,11 +246,10 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
     openWorld: true,
     destructive: true,
     async run(args, call) {
-      const named = [args.pane_ids, args.window_id, args.session_id].filter((x) => x != null);
-      if (named.length !== 1) {
+      if (args.pane_ids == null && args.window_id == null && args.session_id == null) {
         throw new TmuxError(
           "invalid_argument",
-          "give exactly one of pane_ids, window_id, session_id",
+          "give pane_ids, window_id or session_id (or several: their panes, each once)",
         );
       }
       if (args.command.includes("\0")) {
@@ -260,11 +259,11 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
       const started = Date.now();
       let report: ((progress: number, message?: string) => Promise<void>) | null | undefined;
       const notified: Promise<void>[] = [];
-      const panes = args.pane_ids != null
-        ? { targets: targetsOf(args.pane_ids, call) }
-        : args.window_id != null
-        ? { windowId: args.window_id }
-        : { sessionId: args.session_id! };
+      const panes = {
+        targets: targetsOf(args.pane_ids ?? [], call),
+        windowId: args.window_id ?? null,
+        sessionId: args.session_id ?? null,
+      };
       const outcomes = await context.tmux.runMany({
         socket: call.socket,
         panes,

@@ -26,8 +26,11 @@ export interface PaneTarget {
 export interface RunManyRequest {
   /** The tmux server of a window's or session's panes. */
   socket: TmuxSocket;
-  /** The panes: each once, on any servers; or every pane of a window or of a session. */
-  panes: { targets: readonly PaneTarget[] } | { windowId: string } | { sessionId: string };
+  /**
+   * The panes: those listed (each once, on any servers), then every other pane of a window
+   * and of a session (null: none).
+   */
+  panes: { targets: readonly PaneTarget[]; windowId: string | null; sessionId: string | null };
   command: string;
   /** Seconds each pane's run may take (already clamped). */
   timeout: number;
@@ -78,29 +81,51 @@ function paneName(target: PaneTarget): string {
   return host === null ? target.paneId : `${host}:${target.paneId}`;
 }
 
-/** The panes a request names, checked: ids well formed and each once, a window's or session's. */
+/** A pane's key among a request's: its server and id. */
+function targetKey(target: PaneTarget): string {
+  return `${socketKey(target.socket)}\0${target.paneId}`;
+}
+
+/**
+ * The panes a request names, checked: the listed ones well formed and each once, then a window's
+ * and a session's panes (in tmux's order) not listed already.
+ */
 async function panesOf(request: RunManyRequest): Promise<PaneTarget[]> {
   const { panes, socket } = request;
-  const targets = "targets" in panes
-    ? panes.targets.map((target) => ({ ...target, paneId: checkId("pane_id", target.paneId) }))
-    : (await listPanes(socket, {
-      windowId: "windowId" in panes ? panes.windowId : null,
-      sessionId: "sessionId" in panes ? checkId("session_id", panes.sessionId) : null,
-    })).map((pane) => ({ socket, paneId: pane.pane_id }));
-  if (targets.length === 0) throw new TmuxError("not_found", "no pane matches");
+  const targets = panes.targets.map((target) => ({
+    ...target,
+    paneId: checkId("pane_id", target.paneId),
+  }));
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (seen.has(targetKey(target))) {
+      throw new TmuxError("invalid_argument", `pane ${paneName(target)} is named twice`);
+    }
+    seen.add(targetKey(target));
+  }
+  const groups = [
+    ...panes.windowId === null ? [] : [{ windowId: panes.windowId, sessionId: null }],
+    ...panes.sessionId === null
+      ? []
+      : [{ windowId: null, sessionId: checkId("session_id", panes.sessionId) }],
+  ];
+  for (const filter of groups) {
+    const listed = await listPanes(socket, filter);
+    if (listed.length === 0) {
+      throw new TmuxError("not_found", `no pane in ${filter.windowId ?? filter.sessionId}`);
+    }
+    for (const pane of listed) {
+      const target = { socket, paneId: pane.pane_id };
+      if (seen.has(targetKey(target))) continue;
+      seen.add(targetKey(target));
+      targets.push(target);
+    }
+  }
   if (targets.length > MANY_MAX) {
     throw new TmuxError(
       "invalid_argument",
       `${targets.length} panes: at most ${MANY_MAX} in one call`,
     );
-  }
-  const seen = new Set<string>();
-  for (const target of targets) {
-    const key = `${socketKey(target.socket)}\0${target.paneId}`;
-    if (seen.has(key)) {
-      throw new TmuxError("invalid_argument", `pane ${paneName(target)} is named twice`);
-    }
-    seen.add(key);
   }
   return targets;
 }
