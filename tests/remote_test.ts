@@ -2,7 +2,7 @@
 // "remote" tmux is a second private server on this machine, reached only through ssh.
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
-import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, runServerToExit, startServer, textOf } from "./helpers/mcp.ts";
 import { startSshd, type TestSshd } from "./helpers/sshd.ts";
 import { startTmux, type TestTmux, until } from "./helpers/tmux.ts";
@@ -49,19 +49,6 @@ async function withLab(
     await local.close();
     await sshd.close();
   }
-}
-
-/**
- * A remote run's record is cleared just after its result (the pane's next call waits for that):
- * given a moment, nothing of ours may stay.
- */
-async function assertNoLeftoversSoon(tmux: TestTmux, serverPid: number): Promise<void> {
-  await until(
-    "the runs' marks cleared",
-    async () => (await leftovers(tmux, serverPid)).length === 0,
-  )
-    .catch(() => {});
-  await assertNoLeftovers(tmux, serverPid);
 }
 
 async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
@@ -111,7 +98,7 @@ Deno.test("run_command on a declared remote host: exact status and output, the h
       textOf(unknown),
       /invalid_argument: unknown host "elsewhere" \(declared: local, lab\)/,
     );
-    await assertNoLeftoversSoon(remote, conn.serverPid);
+    await assertNoLeftovers(remote, conn.serverPid);
   });
 });
 
@@ -128,7 +115,7 @@ Deno.test("a remote run that timed out is collected by its run_id alone", async 
     assertEquals([collected.host, collected.exit_status, collected.output], ["lab", 5, ["done"]]);
     const wrong = await call(conn, "wait_for_command", { run_id: run.run_id, host: "local" });
     assertMatch(textOf(wrong), /invalid_argument: run lab\/.* ran on lab, not local/);
-    await assertNoLeftoversSoon(remote, conn.serverPid);
+    await assertNoLeftovers(remote, conn.serverPid);
   });
 });
 
@@ -192,7 +179,7 @@ Deno.test("one call runs a command in 24 remote panes and 2 local ones, every st
       pane_ids.map((pane) => shown[pane]),
       pane_ids.map((pane) => `from-${pane.replace(/^lab:/, "")}`),
     );
-    await assertNoLeftoversSoon(remote, conn.serverPid);
+    await assertNoLeftovers(remote, conn.serverPid);
     await assertNoLeftovers(local, conn.serverPid);
   });
 });
@@ -228,7 +215,7 @@ Deno.test("a link dropped mid-call is transport_lost with a run_id that wait_for
     // The server connects again for the next call; the run ended meanwhile, its status kept.
     const collected = await ok(conn, "wait_for_command", { run_id: lost.run_id, timeout: 10 });
     assertEquals([collected.exit_status, collected.output], [5, ["done"]]);
-    await assertNoLeftoversSoon(remote, conn.serverPid);
+    await assertNoLeftovers(remote, conn.serverPid);
   });
 });
 
@@ -290,6 +277,6 @@ Deno.test("a host no call names for --remote-idle-seconds has its connection clo
       command: "echo two",
     });
     assertEquals([again.exit_status, again.output], [0, ["two"]]);
-    await assertNoLeftoversSoon(remote, conn.serverPid);
+    await assertNoLeftovers(remote, conn.serverPid);
   });
 });

@@ -125,13 +125,15 @@ function outputKey(result: RunResult): string {
 }
 
 /** A pane as the text and groups name it: `%3`, or `web1:%3` on a remote host. */
-function paneLabel(pane: { host?: string | null; pane_id?: string; paneId?: string }): string {
-  const id = pane.pane_id ?? pane.paneId!;
-  return pane.host == null ? id : `${pane.host}:${id}`;
+function paneLabel(host: string | null | undefined, paneId: string): string {
+  return host == null ? paneId : `${host}:${paneId}`;
 }
 
 /** The panes of pane_ids: `%N` on the call's host, `host:%N` on a declared one. */
-function targetsOf(ids: readonly string[], call: { socket: TmuxSocket; context: ToolContext }) {
+function targetsOf(
+  ids: readonly string[],
+  call: { socket: TmuxSocket; context: ToolContext },
+): PaneTarget[] {
   return ids.map((id): PaneTarget => {
     const colon = id.indexOf(":");
     if (colon < 0) return { socket: call.socket, paneId: id };
@@ -173,7 +175,7 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
         group = groups.push({ panes: [], output: shownLines(result) }) - 1;
         byOutput.set(key, group);
       }
-      groups[group].panes.push(paneLabel(outcome));
+      groups[group].panes.push(paneLabel(outcome.host, outcome.paneId));
     }
     return {
       ...base,
@@ -200,7 +202,7 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
 
 /** A pane's result as the summary names it. */
 function describe(result: PaneResult): string {
-  const pane = paneLabel(result);
+  const pane = paneLabel(result.host, result.pane_id);
   switch (result.state) {
     case "ok":
       return pane;
@@ -223,7 +225,7 @@ function render(results: Results): string {
   const failures = results.results.filter((r) => r.state !== "ok").map(describe);
   const groups = results.groups.flatMap((group) => {
     const states = group.panes.map((pane) =>
-      describe(results.results.find((r) => paneLabel(r) === pane)!)
+      describe(results.results.find((r) => paneLabel(r.host, r.pane_id) === pane)!)
     );
     return [`--- ${states.join(", ")} ---`, ...group.output];
   });
@@ -279,7 +281,10 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         // A progress notification as each pane's part ends, naming it and how it went.
         onPaneDone: (done, total, outcome) => {
           report ??= progressNotifier(extra, total) ?? null;
-          const sent = report?.(done, `${paneLabel(outcome)}: ${outcomeWord(outcome)}`);
+          const sent = report?.(
+            done,
+            `${paneLabel(outcome.host, outcome.paneId)}: ${outcomeWord(outcome)}`,
+          );
           if (sent !== undefined) notified.push(sent);
         },
       });

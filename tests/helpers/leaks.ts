@@ -39,8 +39,20 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
   return found;
 }
 
-/** Throws listing every leftover. */
+/** How long marks may take to go after the result that ended their run (see below). */
+const SETTLE_MS = 2000;
+
+/**
+ * Throws listing every leftover. A result comes back at its run's end marker, and the trailer's
+ * tmux command in the pane (a launched shell's is slower) or a remote run's background clearing
+ * removes its marks a moment later: that moment is waited for, a leftover never goes unseen.
+ */
 export async function assertNoLeftovers(tmux: TestTmux, serverPid: number): Promise<void> {
-  const found = await leftovers(tmux, serverPid);
+  const until = Date.now() + SETTLE_MS;
+  let found = await leftovers(tmux, serverPid);
+  while (found.length > 0 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = await leftovers(tmux, serverPid);
+  }
   if (found.length > 0) throw new Error(`left behind:\n  ${found.join("\n  ")}`);
 }
