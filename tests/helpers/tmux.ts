@@ -63,8 +63,14 @@ export async function startTmux(): Promise<TestTmux> {
     "40",
     SHELL,
   );
-  const paneId = (await tmux(socketName, "display-message", "-p", "-t", "main", "#{pane_id}"))
-    .trim();
+  const [paneId, serverPid] = (await tmux(
+    socketName,
+    "display-message",
+    "-p",
+    "-t",
+    "main",
+    "#{pane_id} #{pid}",
+  )).trim().split(" ");
   await waitForPrompt(socketName, paneId);
   return {
     socketName,
@@ -87,8 +93,22 @@ export async function startTmux(): Promise<TestTmux> {
     },
     async close(): Promise<void> {
       await tmux(socketName, "kill-server").catch(() => {});
+      // tmux 3.3a takes kill-server but never exits while a control client of a SIGKILLed MCP
+      // server is still attached (it waits on that client's dead pipes): the test started this
+      // server, so it ends it.
+      for (let i = 0; i < 50 && await alive(serverPid); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      if (await alive(serverPid)) Deno.kill(Number(serverPid), "SIGKILL");
     },
   };
+}
+
+/** Whether a process runs (ps, since Deno reads /proc only with --allow-all). */
+async function alive(pid: string): Promise<boolean> {
+  const out = await new Deno.Command("ps", { args: ["-p", pid], stdout: "null", stderr: "null" })
+    .output();
+  return out.success;
 }
 
 /** Checks (bounded: 500 tries, 20 ms apart) until `check` holds; throws naming `what`. */
