@@ -104,11 +104,18 @@ export async function startTmux(): Promise<TestTmux> {
   };
 }
 
-/** Whether a process runs (ps, since Deno reads /proc only with --allow-all). */
+/**
+ * Whether a process runs (ps, since Deno reads /proc only with --allow-all); one that has exited
+ * but is not reaped yet (a zombie, for a moment here) does not.
+ */
 async function alive(pid: string): Promise<boolean> {
-  const out = await new Deno.Command("ps", { args: ["-p", pid], stdout: "null", stderr: "null" })
-    .output();
-  return out.success;
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "stat=", "-p", pid],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const state = new TextDecoder().decode(out.stdout).trim();
+  return out.success && state !== "" && !state.startsWith("Z");
 }
 
 /** Checks (bounded: 500 tries, 20 ms apart) until `check` holds; throws naming `what`. */
