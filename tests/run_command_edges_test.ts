@@ -162,20 +162,7 @@ Deno.test("a 40-column pane: no command length loses the first output line", asy
 Deno.test("synchronize-panes: run_command types into its pane alone", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();
-    const other = (await tmux.run(
-      "split-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      pane,
-      "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile",
-    )).trim();
-    await until(
-      "a prompt in the other pane",
-      async () => (await tmux.run("capture-pane", "-p", "-t", other)).trimEnd().endsWith("$"),
-    );
+    const other = await tmux.splitPane(pane);
     await tmux.run("set-option", "-w", "-t", pane, "synchronize-panes", "on");
     const before = await tmux.run("capture-pane", "-p", "-t", other);
     const out = await run(conn, { command: "echo mine", pane_id: pane });

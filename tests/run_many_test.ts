@@ -203,20 +203,7 @@ Deno.test("run_command_many: listed panes and a window's together, each pane onc
     const other = await tmux.newPane();
     const window = (await tmux.run("display-message", "-p", "-t", tmux.paneId, "#{window_id}"))
       .trim();
-    const second = (await tmux.run(
-      "split-window",
-      "-d",
-      "-P",
-      "-F",
-      "#{pane_id}",
-      "-t",
-      tmux.paneId,
-      "env PS1='$ ' bash --norc --noprofile",
-    )).trim();
-    await until(
-      "the split pane's prompt",
-      async () => (await tmux.run("capture-pane", "-p", "-t", second)).trimEnd().endsWith("$"),
-    );
+    const second = await tmux.splitPane(tmux.paneId);
     // The window's first pane is listed too: it runs once, in the listed place.
     const result = await many(conn, {
       command: "echo hi",

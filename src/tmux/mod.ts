@@ -119,5 +119,5 @@ export type {
   RunRequest,
   RunResult,
 } from "./run/mod.ts";
-export { MANY_MAX, ordered, runIdHost, type RunPage } from "./run/mod.ts";
+export { MANY_MAX, ordered, paneLabel, runIdHost, type RunPage } from "./run/mod.ts";
 export { hostName } from "./transport/exec.ts";

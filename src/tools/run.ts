@@ -11,6 +11,7 @@ import {
   hostName,
   ordered,
   type OutputMore,
+  paneLabel,
   resolvePane,
   type RunPage,
   type RunResult,
@@ -216,7 +217,7 @@ function summary(result: ToolRunResult): string {
   if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
   if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");
   if (result.invalid_utf8) notes.push("bytes that are not UTF-8 show as U+FFFD");
-  const pane = result.host === undefined ? result.pane_id : `${result.host}:${result.pane_id}`;
+  const pane = paneLabel(result.host, result.pane_id);
   const where = result.shell === null ? pane : `${pane} (${result.shell})`;
   return `${status} in ${where} after ${result.elapsed_seconds}s; ${notes.join("; ")}`;
 }

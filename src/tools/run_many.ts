@@ -7,6 +7,7 @@
 import { z } from "../deps.ts";
 import {
   MANY_MAX,
+  paneLabel,
   type PaneOutcome,
   type PaneTarget,
   type RunResult,
@@ -122,11 +123,6 @@ function shownLines(result: RunResult): string[] {
 function outputKey(result: RunResult): string {
   const omitted = result.output_omitted;
   return JSON.stringify([result.output_head, omitted?.lines, omitted?.after_line, result.output]);
-}
-
-/** A pane as the text and groups name it: `%3`, or `web1:%3` on a remote host. */
-function paneLabel(host: string | null | undefined, paneId: string): string {
-  return host == null ? paneId : `${host}:${paneId}`;
 }
 
 /** The panes of pane_ids: `%N` on the call's host, `host:%N` on a declared one. */

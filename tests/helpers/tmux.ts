@@ -24,6 +24,8 @@ export interface TestTmux {
   run(...args: string[]): Promise<string>;
   /** Makes a new window running a fresh shell and returns its pane id, prompt shown. */
   newPane(command?: string): Promise<string>;
+  /** Splits a pane's window for a fresh shell (not made active) and returns its id, prompt shown. */
+  splitPane(target: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,12 @@ export async function startTmux(): Promise<TestTmux> {
         command,
       )).trim();
       if (command === SHELL) await waitForPrompt(socketName, id);
+      return id;
+    },
+    async splitPane(target: string): Promise<string> {
+      const args = ["split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target, SHELL];
+      const id = (await tmux(socketName, ...args)).trim();
+      await waitForPrompt(socketName, id);
       return id;
     },
     async close(): Promise<void> {

@@ -25,8 +25,11 @@ function lostReason(socket: TmuxSocket, runId: string): string {
     `wait_for_command run_id=${runId} collects it once ${host} can be reached`;
 }
 
+/** What a result for a lost link says about how the run went: that it is not known. */
+type Settled = "exit_status" | "timed_out" | "started" | "not_started_reason" | "no_status_reason";
+
 /** A result for a run whose link dropped, from what the call has of it. */
-export function transportLost(result: RunResult, socket: TmuxSocket): RunResult {
+export function transportLost(result: Omit<RunResult, Settled>, socket: TmuxSocket): RunResult {
   return {
     ...result,
     exit_status: null,

@@ -75,10 +75,9 @@ const SHARE_MIN = { bytes: 512, lines: 4 };
 /** Panes a call may name: a fan-out wider than this is refused. */
 export const MANY_MAX = 256;
 
-/** A pane as messages name it: `%3`, or `web1:%3` on a remote host. */
-function paneName(target: PaneTarget): string {
-  const host = hostName(target.socket);
-  return host === null ? target.paneId : `${host}:${target.paneId}`;
+/** A pane as messages and results name it: `%3`, or `web1:%3` on a remote host. */
+export function paneLabel(host: string | null | undefined, paneId: string): string {
+  return host == null ? paneId : `${host}:${paneId}`;
 }
 
 /** A pane's key among a request's: its server and id. */
@@ -99,7 +98,10 @@ async function panesOf(request: RunManyRequest): Promise<PaneTarget[]> {
   const seen = new Set<string>();
   for (const target of targets) {
     if (seen.has(targetKey(target))) {
-      throw new TmuxError("invalid_argument", `pane ${paneName(target)} is named twice`);
+      throw new TmuxError(
+        "invalid_argument",
+        `pane ${paneLabel(hostName(target.socket), target.paneId)} is named twice`,
+      );
     }
     seen.add(targetKey(target));
   }

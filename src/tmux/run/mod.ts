@@ -10,6 +10,7 @@
 export { runCommand } from "./runner.ts";
 export {
   MANY_MAX,
+  paneLabel,
   type PaneOutcome,
   type PaneTarget,
   runMany,

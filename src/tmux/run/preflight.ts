@@ -92,27 +92,29 @@ export async function reconcile(
   const listing = await runTmux(socket, ["show-options", "-p", "-t", paneId]);
   const options = new Set(listing.split("\n").map((line) => line.slice(0, line.indexOf(" "))));
   const held: CallNames[] = [];
-  const recorded: CallNames[] = [];
+  // By nonce: a run may have both kinds of record.
+  const recorded = new Map<string, CallNames>();
   for (const name of options) {
-    if (held.length + recorded.length >= RECONCILE_MAX) break;
+    if (held.length + recorded.size >= RECONCILE_MAX) break;
     const status = statusOptionNonce(name);
     const names = status === null ? null : callNames(status);
     if (names !== null && !options.has(names.record) && !options.has(names.quietRecord)) {
       held.push(names);
     }
     const nonce = recordOptionNonce(name);
-    if (nonce !== null) recorded.push(callNames(nonce));
+    if (nonce !== null && !recorded.has(nonce)) recorded.set(nonce, callNames(nonce));
   }
   const gone = [...held];
-  if (recorded.length > 0) {
-    // A run may have both kinds; the one the name was found by is the one looked at.
+  if (recorded.size > 0) {
+    const runs = [...recorded.values()];
     const values = await queryPane(
       socket,
       paneId,
-      recorded.flatMap((names) => [names.record, names.quietRecord]),
+      runs.flatMap((names) => [names.record, names.quietRecord]),
     );
+    // A run's record is whichever of its two is set (the run's own once a collector made it).
     gone.push(
-      ...recorded.filter((names) =>
+      ...runs.filter((names) =>
         recordExpired(values[names.record] || values[names.quietRecord], state)
       ),
     );

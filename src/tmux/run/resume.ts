@@ -70,8 +70,15 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   const signal = request.signal
     ? AbortSignal.any([request.signal, runner.stop.signal])
     : runner.stop.signal;
-  const fields = [names.record, names.option, RUNNING_OPTION, "pane_pid", "pane_dead"] as const;
-  let state = await queryPane(socket, paneId, [...fields, names.quietRecord]);
+  const fields = [
+    names.record,
+    names.quietRecord,
+    names.option,
+    RUNNING_OPTION,
+    "pane_pid",
+    "pane_dead",
+  ] as const;
+  let state = await queryPane(socket, paneId, fields);
   const quiet = state[names.quietRecord];
   if (state[names.record] === "" && quiet !== "") {
     // A record written as the line was typed (its link dropped since): made the run's record,
@@ -80,9 +87,9 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     state = parseRecords(
       await runTmux(socket, [
         ...["set-option", "-p", "-t", paneId, names.record, quiet, THEN],
-        ...["display-message", "-p", "-t", paneId, formatOf([...fields, names.quietRecord])],
+        ...["display-message", "-p", "-t", paneId, formatOf(fields)],
       ]),
-      [...fields, names.quietRecord],
+      fields,
     )[0];
   }
   const record = parseRecord(state[names.record]);

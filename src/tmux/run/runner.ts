@@ -366,15 +366,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         claimed = await typeLine(call, { typed, mark, buffered, record });
       } catch (error) {
         if (record === null || !await linkDropped(socket, error)) throw error;
-        return transportLost({
-          ...base,
-          exit_status: null,
-          timed_out: false,
-          started: true,
-          not_started_reason: null,
-          no_status_reason: null,
-          elapsed_seconds: elapsed(),
-        }, socket);
+        return transportLost({ ...base, elapsed_seconds: elapsed() }, socket);
       }
       if (claimed !== null) {
         return notTyped(busyWith(request, claimed, "a run_command of another server"));
