@@ -349,7 +349,7 @@ Deno.test("every tool, with its refusals", async (t) => {
         assertEquals((slow.structuredContent as Json).outcome, "timeout");
         assert(progress.length >= 1, "no progress notifications");
         await refused(conn, "wait_for_text", { pane_id: pane, patterns: [] }, "Input validation");
-        // While a wait runs, a read-only watcher reports the pane's output (it stays a minute after,
+        // While a wait runs, a watcher reports the pane's output (it stays a minute after,
         // to follow the pane between calls; nothing else is left).
         const long = ok(conn, "wait_for_text", {
           pane_id: pane,
@@ -361,7 +361,7 @@ Deno.test("every tool, with its refusals", async (t) => {
             args: ["-o", "args=", "--ppid", String(conn.serverPid)],
             stdout: "piped",
           }).output();
-          return new TextDecoder().decode(ps.stdout).includes("-f ignore-size,read-only");
+          return new TextDecoder().decode(ps.stdout).includes("-f ignore-size -t");
         });
         await tmux.run("send-keys", "-t", pane, "echo late-$((1))", "Enter");
         assertEquals((await long).outcome, "matched");

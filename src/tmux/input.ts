@@ -10,7 +10,8 @@ import { TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
 import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import { getPane, type Pane } from "./objects.ts";
+import { queryPane } from "./target.ts";
+import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "./version.ts";
 import { captureSince } from "./capture.ts";
 import { privateName } from "./names.ts";
 
@@ -117,7 +118,10 @@ export async function pasteText(
   const pane = await typable(socket, paneId, options.force);
   const buffer = privateName("paste");
   const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
-  const paste = ["paste-buffer", "-d", "-r", "-b", buffer, "-t", pane.pane_id];
+  const paste = [
+    ...["paste-buffer", ...verbatimPasteFlags(pane.version), "-d", "-r"],
+    ...["-b", buffer, "-t", pane.pane_id],
+  ];
   if (options.bracketed) paste.push("-p");
   try {
     await runTmux(socket, ["load-buffer", "-b", buffer, "-", THEN, ...paste], {
@@ -129,13 +133,19 @@ export async function pasteText(
   return { paneId: pane.pane_id, cursor };
 }
 
-async function typable(socket: TmuxSocket, paneId: string, force: boolean): Promise<Pane> {
-  const pane = await getPane(socket, paneId);
-  if (pane.pane_in_mode && !force) {
+/** A pane that may be typed into, and its tmux's version. */
+interface Typable {
+  pane_id: string;
+  version: TmuxVersion;
+}
+
+async function typable(socket: TmuxSocket, paneId: string, force: boolean): Promise<Typable> {
+  const pane = await queryPane(socket, paneId, ["pane_in_mode", "pane_mode", "version"]);
+  if (pane.pane_in_mode === "1" && !force) {
     throw new TmuxError(
       "pane_in_mode",
-      `pane ${pane.pane_id} is in ${pane.pane_mode || "a mode"}; pass force: true to type anyway`,
+      `pane ${paneId} is in ${pane.pane_mode || "a mode"}; pass force: true to type anyway`,
     );
   }
-  return pane;
+  return { pane_id: paneId, version: parseVersion(pane.version) };
 }

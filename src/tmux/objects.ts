@@ -8,7 +8,7 @@ import { isNoServer, TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
 import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import { FIELD_SEPARATOR, formatOf, intField, parseRecords } from "./format.ts";
+import { formatOf, intField, parseRecords, recordOf, splitRecords } from "./format.ts";
 import { checkId, queryPane } from "./target.ts";
 
 /** How a tmux format field is read: as text, an integer or a flag. */
@@ -99,12 +99,11 @@ const CLIENT_FIELDS = ["session_id", "client_flags"] as const;
 
 /**
  * Whether a client is one of the control clients this server (or another tmux-mcp process)
- * attaches for itself: control mode, ignoring size, and either without output or read-only.
+ * attaches for itself: control mode, ignoring size (people's clients take their part in sizes).
  */
 function isOwnClient(flags: string): boolean {
   const set = new Set(flags.split(","));
-  return set.has("control-mode") && set.has("ignore-size") &&
-    (set.has("no-output") || set.has("read-only"));
+  return set.has("control-mode") && set.has("ignore-size");
 }
 
 /**
@@ -113,27 +112,23 @@ function isOwnClient(flags: string): boolean {
  */
 export async function listSessions(socket: TmuxSocket): Promise<Session[]> {
   const fields = Object.keys(SESSION_FIELDS);
-  // Client lines start with a field no session line can hold (session ids start with '$').
+  // Client records start with a field no session record can hold (session ids start with '$').
   let output: string;
   try {
     output = await runTmux(socket, [
       ...["list-sessions", "-F", formatOf(fields), THEN],
-      ...["list-clients", "-F", `client${FIELD_SEPARATOR}${formatOf(CLIENT_FIELDS)}`],
+      ...["list-clients", "-F", `client|${formatOf(CLIENT_FIELDS)}`],
     ]);
   } catch (error) {
     // No server, no sessions.
     if (isNoServer(error)) return [];
     throw error;
   }
-  const lines = output.split("\n").filter((line) => line !== "");
-  const clients = parseRecords(
-    lines.filter((line) => line.startsWith(`client${FIELD_SEPARATOR}`)).join("\n"),
-    ["client", ...CLIENT_FIELDS],
-  );
-  const sessions = parseRecords(
-    lines.filter((line) => !line.startsWith(`client${FIELD_SEPARATOR}`)).join("\n"),
-    fields,
-  ).map((record) => convert(SESSION_FIELDS, record));
+  const { records } = splitRecords(output);
+  const clients = records.filter((values) => values[0] === "client")
+    .map((values) => recordOf(values, ["client", ...CLIENT_FIELDS]));
+  const sessions = records.filter((values) => values[0] !== "client")
+    .map((values) => convert(SESSION_FIELDS, recordOf(values, fields)));
   return sessions.map((session) => ({
     ...session,
     session_attached:

@@ -25,11 +25,11 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
   }).output();
   for (const line of decoder.decode(ps.stdout).split("\n")) {
     // The command channel (a no-output control client) is meant to stay, and so is an output
-    // watcher (a read-only one) for a moment after its last use, and a remote host's ssh master
+    // watcher (ignore-size alone) for a moment after its last use, and a remote host's ssh master
     // (its session prints our ready line); anything else is left over.
     if (
       /\btmux\b/.test(line) &&
-      !/ '?-C'? '?attach-session'? '?-f'? '?(no-output,ignore-size|ignore-size,read-only)'? /
+      !/ '?-C'? '?attach-session'? '?-f'? '?(no-output,)?ignore-size'? /
         .test(line) &&
       !/ControlMaster=yes .* echo tmux-mcp-ready; exec cat$/.test(line)
     ) {

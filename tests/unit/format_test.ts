@@ -1,5 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { FIELD_SEPARATOR, formatOf, intField, parseRecords } from "../../src/tmux/format.ts";
+import { formatOf, intField, parseRecords, splitRecords } from "../../src/tmux/format.ts";
 import { TmuxError } from "../../src/tmux/errors.ts";
 
 function throwsCode(fn: () => unknown, code: string): void {
@@ -12,21 +12,31 @@ function throwsCode(fn: () => unknown, code: string): void {
   throw new Error("did not throw");
 }
 
-Deno.test("formatOf joins fixed field names", () => {
-  assertEquals(formatOf(["pane_id", "@opt"]), `#{pane_id}${FIELD_SEPARATOR}#{@opt}`);
+Deno.test("formatOf quotes each field with q: and ends the record", () => {
+  assertEquals(formatOf(["pane_id", "@opt"]), "#{q:pane_id}|#{q:@opt}&");
 });
 
-Deno.test("parseRecords maps lines to records and rejects wrong field counts", () => {
-  const out = `%1${FIELD_SEPARATOR}a b\n%2${FIELD_SEPARATOR}\n`;
-  assertEquals(parseRecords(out, ["id", "name"]), [{ id: "%1", name: "a b" }, {
-    id: "%2",
-    name: "",
-  }]);
-  throwsCode(
-    () => parseRecords(`x${FIELD_SEPARATOR}y${FIELD_SEPARATOR}z\n`, ["a", "b"]),
-    "tmux_error",
-  );
+Deno.test("parseRecords reads records whatever tmux's version did to their values", () => {
+  // As tmux 3.3a prints them: q: escapes, control characters raw, a newline inside a value.
+  const raw = "\\%1|a\\ b\\|c\x1f\n\\\\037&\n\\%2|&\n";
+  assertEquals(parseRecords(raw, ["id", "name"]), [
+    { id: "%1", name: "a b|c\x1f\n\\037" },
+    { id: "%2", name: "" },
+  ]);
+  // As 3.4 and later print the same: vis(3) escapes control characters, backslashes kept.
+  const vis = "\\%1|a\\ b\\|c\\037\n\\\\037&\n\\%2|&\n";
+  assertEquals(parseRecords(vis, ["id", "name"]), parseRecords(raw, ["id", "name"]));
+  assertEquals(parseRecords("x\\r\\t\\377&", ["a"]), [{ a: "x\r\t\ufffd" }]);
+  throwsCode(() => parseRecords("x|y|z&\n", ["a", "b"]), "tmux_error");
+  throwsCode(() => parseRecords("x|y", ["a", "b"]), "tmux_error");
   assertEquals(parseRecords("", ["a"]), []);
+});
+
+Deno.test("splitRecords hands back what follows the records", () => {
+  assertEquals(splitRecords("a|b&\nc&\nrow 1\nrow 2\n"), {
+    records: [["a", "b"], ["c"]],
+    rest: "row 1\nrow 2\n",
+  });
 });
 
 Deno.test("intField accepts integers only", () => {
@@ -60,5 +70,5 @@ Deno.test("control lines: arguments single-quoted, control chars as octal, THEN 
   });
   assertEquals(controlSafe(["set-buffer", "a\nb"]), true);
   assertEquals(controlSafe(["set-buffer", "a\0b"]), false);
-  assertEquals(controlSafe(["display-message", `#{a}${FIELD_SEPARATOR}#{b}`]), true);
+  assertEquals(controlSafe(["display-message", "#{a}\x1f#{b}"]), true);
 });

@@ -36,6 +36,7 @@ const STATE_FIELDS = [
   "socket_path",
   "pane_path",
   "session_id",
+  "version",
   RUNNING_OPTION,
 ] as const;
 

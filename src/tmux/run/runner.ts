@@ -15,6 +15,7 @@ import { hostName, type TmuxChild } from "../transport/exec.ts";
 import { formatOf, intField, parseRecords } from "../format.ts";
 import { acquire } from "../lock.ts";
 import { newNonce } from "../names.ts";
+import { parseVersion, verbatimPasteFlags } from "../version.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
@@ -351,6 +352,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const call: PaneCall = launched === null
         ? { socket, paneId, names }
         : { socket, paneId, names: { ...names, commandBuffer: launcherBuffer(paneId) } };
+      const pasteFlags = verbatimPasteFlags(parseVersion(state.version));
       // Only the stream shows a stand-in's end at once: a waited line always brings the function.
       let typed = launched?.typed ??
         lineWith(tap === null || runner.functions.get(key) !== functionMark);
@@ -363,7 +365,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         : null;
       let claimed: string | null;
       try {
-        claimed = await typeLine(call, { typed, mark, buffered, record });
+        claimed = await typeLine(call, { typed, pasteFlags, mark, buffered, record });
       } catch (error) {
         if (record === null || !await linkDropped(socket, error)) throw error;
         return transportLost({ ...base, elapsed_seconds: elapsed() }, socket);
@@ -389,7 +391,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         typed = lineWith(true);
         stream = new RunStream(names, output, run.name);
         stream.typing(typed);
-        await pasteLine(call, typed);
+        await pasteLine(call, { typed, pasteFlags });
         outcome = await waitForEnd(streamEnd(stream, tap!), request, {
           started,
           pid: anchor.pid,

@@ -32,7 +32,7 @@ const KILL_LINE = "\x15";
  */
 export async function typeLine(
   call: PaneCall,
-  line: { typed: string; mark: string; buffered: string | null; record: string | null },
+  line: TypedLine & { mark: string; buffered: string | null; record: string | null },
 ): Promise<string | null> {
   const { socket, paneId, names } = call;
   const claim = [
@@ -41,7 +41,7 @@ export async function typeLine(
       ? []
       : ["set-option", "-p", "-t", paneId, names.quietRecord, line.record, THEN],
   ];
-  const paste = pasteCommands(call, line.typed);
+  const paste = pasteCommands(call, line);
   const { buffered } = line;
   const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
   const args = buffered === null
@@ -63,18 +63,26 @@ export async function typeLine(
   }
 }
 
+/** A line to type into a pane, and how its tmux pastes bytes as they are. */
+export interface TypedLine {
+  /** The line, without the C-u before it and the CR after it. */
+  typed: string;
+  /** `paste-buffer` flags from `verbatimPasteFlags` for the pane's tmux. */
+  pasteFlags: readonly string[];
+}
+
 /** The tmux commands that paste a line into the call's pane alone, after C-u, with a CR. */
-function pasteCommands(call: PaneCall, typed: string): string[] {
+function pasteCommands(call: PaneCall, line: TypedLine): string[] {
   const { paneId, names } = call;
   return [
-    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${typed}\r`, THEN],
-    ...["paste-buffer", "-d", "-b", names.pasteBuffer, "-t", paneId],
+    ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${line.typed}\r`, THEN],
+    ...["paste-buffer", ...line.pasteFlags, "-d", "-b", names.pasteBuffer, "-t", paneId],
   ];
 }
 
 /** Types a line again (the mark is the call's already). */
-export async function pasteLine(call: PaneCall, typed: string): Promise<void> {
-  await runTmux(call.socket, pasteCommands(call, typed));
+export async function pasteLine(call: PaneCall, line: TypedLine): Promise<void> {
+  await runTmux(call.socket, pasteCommands(call, line));
 }
 
 /**

@@ -8,8 +8,7 @@ import { runTmux } from "../transport/command.ts";
 import { abortable, ABORTED, deadline, delay } from "../../async.ts";
 import { TmuxError } from "../errors.ts";
 import { THEN } from "../transport/command_line.ts";
-import { formatOf, parseRecords } from "../format.ts";
-import { splitCapture } from "../output.ts";
+import { formatOf, recordOf, splitRecords } from "../format.ts";
 import { queryPane } from "../target.ts";
 import type { PaneCall } from "./state.ts";
 import { endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
@@ -32,7 +31,7 @@ const SETTLE_STEP_MS = 5;
 export function trailerCommands(call: PaneCall): string[] {
   const { paneId, names } = call;
   return [
-    ...["display-message", "-p", "-t", paneId, `#{${names.option}}`, THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf([names.option]), THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
     ...["display-message", "-p", "-t", paneId, formatOf(CURRENT_FIELDS)],
   ];
@@ -53,9 +52,10 @@ export interface Trailer {
  */
 export async function readTrailer(call: PaneCall): Promise<{ trailer: Trailer; now: Current }> {
   const { socket, paneId, names } = call;
-  const [value = "", ...rest] = splitCapture(await runTmux(socket, trailerCommands(call)));
+  const { records } = splitRecords(await runTmux(socket, trailerCommands(call)));
+  const value = records[0]?.[0] ?? "";
   const trailer = parseTrailerValue(value);
-  let now = parseCurrent(parseRecords(rest.join("\n"), CURRENT_FIELDS)[0]);
+  let now = parseCurrent(recordOf(records[1] ?? [], CURRENT_FIELDS));
   if (trailer === null) {
     throw new TmuxError("tmux_error", `unexpected trailer value ${JSON.stringify(value)}`);
   }

@@ -1,5 +1,5 @@
 /**
- * Pane output as it happens: a read-only control client attached to a pane's session reports
+ * Pane output as it happens: a control client attached to a pane's session reports
  * `%output` for every pane there. Waits use it to look at a pane as soon as it writes, and
  * run_command to read a command's output, and its end, from the byte stream itself, and to tell a
  * shell reading a command line from a program that took the terminal. One watcher per socket and
@@ -21,7 +21,7 @@ import { abortable, ABORTED } from "../../async.ts";
 /** Receives a pane's output bytes, as the pane wrote them (valid only during the call). */
 export type OutputListener = (bytes: Uint8Array) => void;
 
-/** One read-only control client attached to a session. */
+/** One control client attached to a session, that only reads. */
 export interface Watcher {
   /** Its key in the pool: socket and session id. */
   key: string;
@@ -180,7 +180,10 @@ async function start(
   target: { sessionId: string; key: string },
 ): Promise<Watcher | null> {
   const started = await startClient(pool.gates, socket, [
-    ...["attach-session", "-f", "ignore-size,read-only", "-t", target.sessionId],
+    // Not read-only: from tmux 3.7 send-keys refuses to run when the client it picks for a
+    // command that names none is read-only, and a watcher can be that client for anyone's
+    // `tmux send-keys`. A watcher never sends keys itself.
+    ...["attach-session", "-f", "ignore-size", "-t", target.sessionId],
   ]);
   if (started === null) return null;
   const watcher: Watcher = {
