@@ -9,8 +9,9 @@ import { runTmux } from "./transport/command.ts";
 import { THEN } from "./transport/command_line.ts";
 import { socketKey } from "./transport/exec.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import { formatOf, parseRecords } from "./format.ts";
-import { cellWidth, splitCapture } from "./output.ts";
+import { formatOf, parseRecords, splitRecords } from "./format.ts";
+import { cellWidth, splitCapture, unpadJoined } from "./output.ts";
+import { parseVersion } from "./version.ts";
 import {
   type PanePosition,
   parsePosition,
@@ -37,12 +38,18 @@ export async function capturePane(
   paneId: string,
   options: CaptureOptions = {},
 ): Promise<string[]> {
+  const join = options.join ?? true;
   const args = ["capture-pane", "-p", "-t", paneId];
-  if (options.join ?? true) args.push("-J");
+  if (join) args.push("-J");
   if (options.escapes) args.push("-e");
   args.push("-S", options.start == null ? "-" : String(options.start));
   if (options.end != null) args.push("-E", String(options.end));
-  const lines = splitCapture(await runTmux(socket, args));
+  // The version comes first in the same command: how -J pads lines depends on it.
+  const { records, rest } = splitRecords(
+    await runTmux(socket, [...["display-message", "-p", formatOf(["version"])], THEN, ...args]),
+  );
+  const version = parseVersion(records[0]?.[0] ?? "");
+  const lines = join ? unpadJoined(splitCapture(rest), version) : splitCapture(rest);
   if (options.end == null) {
     // Rows below the last written one are blank screen, not output.
     while (lines.length > 0 && lines.at(-1) === "") lines.pop();
@@ -171,7 +178,7 @@ function rowsOf(line: string, width: number): number {
  * above wraps into the first one (joined, the two rows are one line) and such a piece is dropped.
  */
 async function readBlock(socket: TmuxSocket, paneId: string, from: number | null): Promise<Block> {
-  const fields = ["pane_id", ...POSITION_FIELDS] as const;
+  const fields = ["pane_id", "version", ...POSITION_FIELDS] as const;
   const start = from === null ? "-" : String(from);
   const above = from === null ? [] : [
     ...["capture-pane", "-p", "-J", "-t", paneId, "-S", String(from - 1), "-E", start],
@@ -196,7 +203,13 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
   const pos = parsePosition(record);
   // capture-pane stops at the screen's last row; those below the cursor are not output yet.
   lines.splice(Math.max(0, lines.length - (pos.height - 1 - pos.y)));
-  const current = lines.pop() ?? "";
+  const padded = lines.pop() ?? "";
+  const version = parseVersion(record.version);
+  lines.splice(0, lines.length, ...unpadJoined(lines, version));
+  // The cursor's line keeps the blanks left of the cursor (a prompt's last one, say).
+  const [unpadded] = unpadJoined([padded], version);
+  const cursorAt = (rowsOf(unpadded, pos.width) - 1) * pos.width + pos.x;
+  const current = padded.slice(0, Math.max(unpadded.length, cursorAt));
   const first = from === null ? 0 : Math.max(0, pos.history + from);
   // At the top of history there is no row above to wrap from.
   if (continued && first > 0) lines.shift();

@@ -47,8 +47,16 @@ export async function showOption(
 ): Promise<string | null> {
   const place = await placeArgs(socket, options, options.spec);
   try {
-    const value = await runTmux(socket, ["show-options", "-v", ...place, "--", name]);
-    return value.replace(/\n$/, "");
+    const value = (await runTmux(socket, ["show-options", "-v", ...place, "--", name]))
+      .replace(/\n$/, "");
+    // tmux 3.2a prints an unset user option as empty where later ones refuse it: is it set?
+    if (value === "" && name.startsWith("@")) {
+      const listing = await runTmux(socket, ["show-options", ...place]);
+      if (!listing.split("\n").some((line) => line === name || line.startsWith(`${name} `))) {
+        return null;
+      }
+    }
+    return value;
   } catch (error) {
     if (error instanceof TmuxError && /invalid option|unknown option/.test(error.message)) {
       return null;

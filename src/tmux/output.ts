@@ -4,6 +4,8 @@
  * @module
  */
 
+import { joinedCapturePadded, type TmuxVersion } from "./version.ts";
+
 /** Rows a typed line may span around the first row naming its channel. */
 const TYPED_ROWS_MAX = 256;
 
@@ -87,6 +89,14 @@ export function splitCapture(text: string): string[] {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   return lines;
+}
+
+/**
+ * Lines of a `capture-pane -J` as tmux 3.3 and later print them: without the blanks an older tmux
+ * pads each line with (see `joinedCapturePadded`).
+ */
+export function unpadJoined(lines: string[], version: TmuxVersion): string[] {
+  return joinedCapturePadded(version) ? lines.map((line) => line.replace(/ +$/, "")) : lines;
 }
 
 const WIDE =

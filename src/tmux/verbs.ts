@@ -64,17 +64,31 @@ export interface NewSessionOptions extends SpawnOptions {
   windowName?: string | null;
 }
 
-/** `new-session -d`: a detached session (the tmux server starts if none runs). */
-export function newSession(
+/**
+ * `new-session -d`: a detached session (the tmux server starts if none runs). A size asked for is
+ * also given to its window: tmux 3.2a keeps it as the session's default-size but makes the first
+ * window 80x23 all the same. resize-window pins the size (window-size manual) and unsetting that
+ * option again leaves it to tmux's usual rules from the next client on, as 3.3 and later do.
+ */
+export async function newSession(
   socket: TmuxSocket,
   name: string,
   options: NewSessionOptions = {},
 ): Promise<Created> {
   const argv = ["new-session", "-d", "-P", "-F", formatOf(CREATED_FIELDS), "-s", literal(name)];
-  if (options.width != null) argv.push("-x", String(options.width));
-  if (options.height != null) argv.push("-y", String(options.height));
+  const size: string[] = [];
+  if (options.width != null) size.push("-x", String(options.width));
+  if (options.height != null) size.push("-y", String(options.height));
+  argv.push(...size);
   if (options.windowName != null) argv.push("-n", literal(options.windowName));
-  return created(socket, spawnArgs(argv, options, false));
+  const session = await created(socket, spawnArgs(argv, options, false));
+  if (size.length > 0) {
+    await runTmux(socket, [
+      ...["resize-window", "-t", session.window_id, ...size, THEN],
+      ...["set-option", "-w", "-u", "-t", session.window_id, "window-size"],
+    ]);
+  }
+  return session;
 }
 
 /** Options for {@linkcode newWindow}. */

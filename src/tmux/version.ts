@@ -38,3 +38,12 @@ export function atLeast(version: TmuxVersion, major: number, minor: number): boo
 export function verbatimPasteFlags(version: TmuxVersion): string[] {
   return atLeast(version, 3, 7) ? ["-S"] : [];
 }
+
+/**
+ * Whether `capture-pane -J` pads every line with blanks to the pane's width: before 3.3 it cannot
+ * stop at the last cell written (GRID_STRING_EMPTY_CELLS came in 3.3), so trailing blanks there
+ * are padding, not output.
+ */
+export function joinedCapturePadded(version: TmuxVersion): boolean {
+  return !atLeast(version, 3, 3);
+}

@@ -64,6 +64,22 @@ export async function startTmux(): Promise<TestTmux> {
     "-y",
     "40",
     SHELL,
+    // tmux 3.2a makes a new session's window 80x23 whatever -x and -y say.
+    ";",
+    "resize-window",
+    "-t",
+    "main",
+    "-x",
+    "120",
+    "-y",
+    "40",
+    ";",
+    "set-option",
+    "-w",
+    "-u",
+    "-t",
+    "main",
+    "window-size",
   );
   const [paneId, serverPid] = (await tmux(
     socketName,
