@@ -20,6 +20,7 @@ import { NAME_PREFIX } from "../names.ts";
 import {
   type CallNames,
   dropStatus,
+  KEYS_IGNORED,
   type LaunchedShell,
   PLAIN_PAGERS,
   restorablePath,
@@ -109,6 +110,7 @@ export function launcherScript(options: LauncherScriptOptions): string {
     ...options.pagers ? [] : [`export ${plain}`],
     RUN_OTHERWISE[options.shell.kind] ?? RUN_COMMAND,
     `M "${names.channel}_e$s"`,
+    KEYS_IGNORED,
     `T set-option -p -F -t ${paneId} ${names.option} "${status("$s")}" ";" ` +
     `if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION}" ";" ` +
     `if-shell -F -t ${paneId} "${keep}" "wait-for -S ${names.channel}" ";" ` +
@@ -118,6 +120,7 @@ export function launcherScript(options: LauncherScriptOptions): string {
   ];
   const guard = [
     `M "${names.channel}_ek$s"`,
+    KEYS_IGNORED,
     `T if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ` +
     `set-option -p -F -t ${paneId} ${names.option} '${status("k$s")}' ; ` +
     `if-shell -F -t ${paneId} '${keep}' 'wait-for -S ${names.channel}' ; ` +

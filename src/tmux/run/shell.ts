@@ -279,6 +279,12 @@ function recordsOf(parameter: string): [string, string] {
 }
 
 /**
+ * Ignores the keys that signal the terminal's foreground group (C-c, C-\): an ignored signal stays
+ * ignored through exec, so the tmux that ends a run's bookkeeping cannot be killed by them.
+ */
+export const KEYS_IGNORED = "trap '' INT QUIT TERM";
+
+/**
  * The function that runs one call in a pane's shell. It is defined in the typed line of a
  * shell's first call (nothing is evaluated from a buffer another tmux client could rewrite), so
  * later lines stay short. Arguments: the call's channel, the pane id, the `#{pane_path}` to put
@@ -330,6 +336,9 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `(set --; case $${source} in *p*) ;; *) export ${plain} ;; esac; eval "$${command}"); ` +
     `${status}=$?; fi`,
     marker("%s_e%s", '"$1"', `"$${status}"`),
+    // From here on keys cannot end the run's bookkeeping: a C-c typed as the command ends would
+    // kill the tmux below before it has set up its own handlers, leaving the running mark.
+    KEYS_IGNORED,
     `${tmux} set-option -p -F -t "$2" "@$1" ` +
     `"$${status}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
     `if-shell -F -t "$2" "#{==:#{${RUNNING_OPTION}},$1:#{pane_pid}}" ` +
@@ -353,10 +362,11 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `*:ignorespace:* | *:ignoreboth:*) ;; *) case $(HISTTIMEFORMAT= history 1 2>/dev/null) in ` +
     `*" $2 "*) history -d -1 ;; esac ;; esac ;; esac`,
     `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
-    `${tmux} if-shell -F -t "$3" "${mark}" "set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
+    `(${KEYS_IGNORED}; ${tmux} if-shell -F -t "$3" "${mark}" ` +
+    `"set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
     `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
     `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ; ` +
-    `if-shell -F -t $3 '${drop}' 'set-option -p -u -t $3 @$2'"; ${marker("%s", '"$4"')}; }`,
+    `if-shell -F -t $3 '${drop}' 'set-option -p -u -t $3 @$2'"); ${marker("%s", '"$4"')}; }`,
     `return "$1"`,
   ];
   // The body is a function of its own, so a shell's job messages ("Stopped") name it briefly.

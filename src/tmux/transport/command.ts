@@ -6,24 +6,10 @@
  */
 
 import { CONTROL_EXITED, CONTROL_FORGED, type ControlledSocket, runControl } from "./control.ts";
-import { commandsOf, controlSafe, THEN } from "./command_line.ts";
+import { commandsOf, controlSafe, QUERIES, THEN } from "./command_line.ts";
 import { TmuxError } from "../errors.ts";
 import { type RunTmuxOptions, spawnRun } from "./exec.ts";
-
-/** Commands that change nothing, so running them again is harmless. */
-const QUERIES = new Set([
-  "capture-pane",
-  "display-message",
-  "has-session",
-  "list-buffers",
-  "list-clients",
-  "list-panes",
-  "list-sessions",
-  "list-windows",
-  "show-buffer",
-  "show-environment",
-  "show-options",
-]);
+import { gated } from "./gate.ts";
 
 /** The query commands (see {@linkcode QUERIES}) of a THEN-chained list, chained again. */
 export function queriesOf(args: readonly string[]): string[] {
@@ -60,5 +46,5 @@ export async function runTmux(
       }
     }
   }
-  return await spawnRun(socket, args, options);
+  return await gated(socket, args, () => spawnRun(socket, args, options));
 }

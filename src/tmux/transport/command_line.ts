@@ -13,6 +13,21 @@
  */
 export const THEN = "\0;";
 
+/** Commands that change nothing, so running them again is harmless. */
+export const QUERIES = new Set([
+  "capture-pane",
+  "display-message",
+  "has-session",
+  "list-buffers",
+  "list-clients",
+  "list-panes",
+  "list-sessions",
+  "list-windows",
+  "show-buffer",
+  "show-environment",
+  "show-options",
+]);
+
 /**
  * Quotes one argument for tmux's command parser: literal, nothing expanded. Text goes in single
  * quotes; `'` and control characters (which would break the line) as double-quoted octal escapes,

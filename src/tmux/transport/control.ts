@@ -11,7 +11,14 @@ import { errorFromStderr, TmuxError } from "../errors.ts";
 import { type SocketAddress, socketKey, spawnRun } from "./exec.ts";
 import { controlLine } from "./command_line.ts";
 import type { RemoteLink } from "./remote_link.ts";
-import { allLines, type ClientGates, endClient, startClient, type StartedClient } from "./gate.ts";
+import {
+  allLines,
+  type ClientGates,
+  endClient,
+  gated,
+  startClient,
+  type StartedClient,
+} from "./gate.ts";
 import { privateName } from "../names.ts";
 
 interface Pending {
@@ -66,6 +73,8 @@ export interface ControlPool {
 export interface ControlledSocket extends SocketAddress {
   /** The owner's control clients; null: every command spawns its own tmux. */
   readonly controls: ControlPool | null;
+  /** The owner's output watchers, for their gates (see gate.ts); null: none attach. */
+  readonly watchers: { readonly gates: ClientGates } | null;
 }
 
 /** An empty pool whose clients start and end through `gates`. */
@@ -228,7 +237,7 @@ export async function runControl(
     if (pool.clients.get(key) === pending) pool.clients.delete(key);
     return null;
   }
-  return await sendControl(control, args);
+  return await gated(socket, args, () => sendControl(control, args));
 }
 
 /** Sends a command line to a live control client and resolves with its output. */

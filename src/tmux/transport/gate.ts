@@ -13,6 +13,9 @@
  * - after an end, one tmux command is answered before the queue moves on, so tmux has sent the
  *   notifications the leaving client caused before anything of ours connects.
  *
+ * - our own commands that make tmux notify control clients (see {@linkcode notifies}) wait while a
+ *   start or an end is under way, and a start or an end waits for those running to finish.
+ *
  * Clients of other programs, and clients tmux detaches itself (their session was killed), are
  * beyond this; the defence there is connecting rarely (see control.ts and watch.ts).
  *
@@ -23,13 +26,54 @@ import { abortable, ABORTED } from "../../async.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
 import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";
+import { commandsOf, QUERIES } from "./command_line.ts";
 
-/** The queue of each tmux server (by socket name) that starts and ends go through. */
-export type ClientGates = KeyedLock;
+/** Per tmux server (by socket name): the queue starts and ends go through, and the notifying
+ * commands under way. */
+export interface ClientGates {
+  readonly starts: KeyedLock;
+  readonly notifying: Map<string, Set<Promise<unknown>>>;
+}
 
 /** Empty queues. */
 export function createClientGates(): ClientGates {
-  return createKeyedLock();
+  return { starts: createKeyedLock(), notifying: new Map() };
+}
+
+/**
+ * Whether a command (one argv of a THEN-chained list) can make tmux notify control clients. A
+ * user option (`@name`) is stored and nothing more; other options can rename or resize things.
+ */
+export function notifies(command: readonly string[]): boolean {
+  // Queries change nothing, so tmux has nothing to tell (control-notify.c: sessions, windows,
+  // panes, layouts, modes, clients and paste buffers changing); wait-for neither.
+  if (QUERIES.has(command[0]) || command[0] === "wait-for") return false;
+  if (command[0] === "set-option") return !command.some((arg) => arg.startsWith("@"));
+  return true;
+}
+
+/**
+ * Runs `work` (commands that make tmux notify control clients) never while a control client of
+ * ours is starting or ending on that tmux server; starts and ends wait for it in turn.
+ */
+export async function whileNoClientConnects<T>(
+  gates: ClientGates,
+  socket: SocketAddress,
+  work: () => Promise<T>,
+): Promise<T> {
+  const key = socketKey(socket);
+  // Whatever start or end is queued now goes first; one queued meanwhile goes first too.
+  for (let queued = gates.starts.get(key); queued; queued = gates.starts.get(key)) await queued;
+  const running = gates.notifying.get(key) ?? new Set();
+  gates.notifying.set(key, running);
+  const job = work();
+  running.add(job);
+  try {
+    return await job;
+  } finally {
+    running.delete(job);
+    if (running.size === 0) gates.notifying.delete(key);
+  }
 }
 
 /** A control client that has started: its first line has been read. */
@@ -62,8 +106,13 @@ async function throughGate<T>(
   socket: SocketAddress,
   work: () => Promise<T>,
 ): Promise<T> {
-  const release = (await acquire(gates, socketKey(socket)))!;
+  const key = socketKey(socket);
+  const release = (await acquire(gates.starts, key))!;
   try {
+    // Notifying commands that started before this one was queued finish first.
+    for (let running = gates.notifying.get(key); running; running = gates.notifying.get(key)) {
+      await Promise.allSettled([...running]);
+    }
     return await work();
   } finally {
     release();
@@ -121,4 +170,21 @@ export function endClient(
     }
     if (!options.last) await spawnRun(socket, ["display-message", "-p", ""]).catch(() => {});
   });
+}
+
+/**
+ * Runs `work` (the commands `args`) through {@linkcode whileNoClientConnects} when any of them
+ * notifies and the socket's owner starts control clients at all.
+ */
+export function gated<T>(
+  socket: SocketAddress & {
+    readonly controls: { readonly gates: ClientGates } | null;
+    readonly watchers: { readonly gates: ClientGates } | null;
+  },
+  args: readonly string[],
+  work: () => Promise<T>,
+): Promise<T> {
+  const gates = socket.controls?.gates ?? socket.watchers?.gates;
+  if (gates === undefined || !commandsOf(args).some(notifies)) return work();
+  return whileNoClientConnects(gates, socket, work);
 }

@@ -1,0 +1,94 @@
+// Ordinary agent habits that crashed tmux before 3.7 (tmux issues 4980 and 5004: a notification
+// reaching a control client that is still connecting): two calls at once where one makes tmux
+// notify and the other connects a watcher, and a person switching panes while the agent works in
+// fresh sessions. Each pattern runs a bounded number of rounds (TMUX_MCP_CRASH_ROUNDS, default
+// 12) and checks after every round that tmux is alive and every call was answered.
+
+import { assert, type CallToolResult } from "./deps.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import type { TestTmux } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+const ROUNDS = Number(Deno.env.get("TMUX_MCP_CRASH_ROUNDS") ?? "12");
+
+const SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile";
+
+async function call(conn: Connection, name: string, args: Json): Promise<Json> {
+  const result = await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+  assert(!result.isError && result.structuredContent, `${name}: ${textOf(result)}`);
+  return result.structuredContent as Json;
+}
+
+async function alive(tmux: TestTmux, what: string): Promise<void> {
+  const up = await tmux.run("list-sessions").then(() => true, () => false);
+  assert(up, `tmux crashed: ${what}`);
+}
+
+/** A new session with a shell, through the server, and its pane once its prompt shows. */
+async function session(conn: Connection, name: string): Promise<string> {
+  const made = await call(conn, "create_session", { name, command: SHELL });
+  return String(made.pane_id);
+}
+
+async function echo(conn: Connection, pane: string, text: string): Promise<void> {
+  const out = await call(conn, "run_command", { pane_id: pane, command: `echo ${text}` });
+  assert(JSON.stringify(out.output) === JSON.stringify([text]), JSON.stringify(out));
+}
+
+const OPTIONS = { extraArgs: ["--safety", "destructive"] };
+
+Deno.test("create_session beside the first run_command in the session made just before", async () => {
+  await withServer("stdio", OPTIONS, async (conn, tmux) => {
+    let pane = await session(conn, "a0");
+    for (let round = 1; round <= ROUNDS; round++) {
+      const [next] = await Promise.all([
+        session(conn, `a${round}`),
+        echo(conn, pane, `a${round}`),
+      ]);
+      pane = next;
+      await alive(tmux, `round ${round}`);
+    }
+  });
+});
+
+Deno.test("kill_session beside a run_command in another new session", async () => {
+  await withServer("stdio", OPTIONS, async (conn, tmux) => {
+    let previous = await session(conn, "k0");
+    for (let round = 1; round <= ROUNDS; round++) {
+      const pane = await session(conn, `k${round}`);
+      const old = (await tmux.run("display-message", "-p", "-t", previous, "#{session_id}")).trim();
+      await Promise.all([
+        call(conn, "kill_session", { session_id: old }),
+        echo(conn, pane, `k${round}`),
+      ]);
+      previous = pane;
+      await alive(tmux, `round ${round}`);
+    }
+  });
+});
+
+Deno.test("a person switching panes every 100 ms while the agent works in fresh sessions", async () => {
+  await withServer("stdio", OPTIONS, async (conn, tmux) => {
+    await tmux.run("split-window", "-d", "-t", tmux.paneId);
+    let switching = true;
+    const person = (async () => {
+      while (switching) {
+        await tmux.run("select-pane", "-t", "main:.+").catch(() => {});
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        const pane = await session(conn, `p${round}`);
+        await echo(conn, pane, `p${round}`);
+        const id = (await tmux.run("display-message", "-p", "-t", pane, "#{session_id}")).trim();
+        await call(conn, "kill_session", { session_id: id });
+        await alive(tmux, `round ${round}`);
+      }
+    } finally {
+      switching = false;
+      await person;
+    }
+  });
+});
