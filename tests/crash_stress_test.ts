@@ -20,6 +20,19 @@ async function call(conn: Connection, name: string, args: Json): Promise<Json> {
   return result.structuredContent as Json;
 }
 
+/** Counts the clients that attach from now on (a tmux hook appends to a user option). */
+async function countAttaches(tmux: TestTmux): Promise<() => Promise<number>> {
+  await tmux.run(
+    "set-hook",
+    "-g",
+    "client-attached",
+    "set-option -g -a -F @attaches '#{client_pid} '",
+  );
+  return async () =>
+    (await tmux.run("show-options", "-g", "-v", "-q", "@attaches")).split(" ")
+      .filter((client) => client.trim() !== "").length;
+}
+
 async function alive(tmux: TestTmux, what: string): Promise<void> {
   const up = await tmux.run("list-sessions").then(() => true, () => false);
   assert(up, `tmux crashed: ${what}`);
@@ -71,6 +84,7 @@ Deno.test("kill_session beside a run_command in another new session", async () =
 Deno.test("a person switching panes every 100 ms while the agent works in fresh sessions", async () => {
   await withServer("stdio", OPTIONS, async (conn, tmux) => {
     await tmux.run("split-window", "-d", "-t", tmux.paneId);
+    const attaches = await countAttaches(tmux);
     let switching = true;
     const person = (async () => {
       while (switching) {
@@ -90,5 +104,10 @@ Deno.test("a person switching panes every 100 ms while the agent works in fresh 
       switching = false;
       await person;
     }
+    // Each connect is a window for a crash: the command client and a watcher or two (one may still
+    // follow the last pane's shell as the next call starts), whatever the number of sessions.
+    const connects = await attaches();
+    console.log(`control clients connected over ${ROUNDS} sessions: ${connects}`);
+    assert(connects <= 3, `${connects} control clients connected over ${ROUNDS} sessions`);
   });
 });

@@ -106,6 +106,26 @@ function isOwnClient(flags: string): boolean {
   return set.has("control-mode") && set.has("ignore-size");
 }
 
+/** A control client of a tmux-mcp process (see `isOwnClient`). */
+export interface OwnClient {
+  client_name: string;
+  session_id: string;
+  /** A command client (no output), not an output watcher. */
+  command: boolean;
+}
+
+/** The control clients of tmux-mcp processes, this one's and others'. */
+export async function listOwnClients(socket: TmuxSocket): Promise<OwnClient[]> {
+  const fields = ["client_name", ...CLIENT_FIELDS] as const;
+  const output = await runTmux(socket, ["list-clients", "-F", formatOf(fields)]);
+  return parseRecords(output, fields).filter((client) => isOwnClient(client.client_flags))
+    .map((client) => ({
+      client_name: client.client_name,
+      session_id: client.session_id,
+      command: client.client_flags.split(",").includes("no-output"),
+    }));
+}
+
 /**
  * Every session (none when no tmux server runs); `session_attached` counts people's clients, not
  * this server's own.

@@ -11,7 +11,8 @@ import { runTmux } from "./transport/command.ts";
 import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
-import { getPane, listPanes, literal, type Pane } from "./objects.ts";
+import { getPane, listOwnClients, listPanes, literal, type Pane } from "./objects.ts";
+import { moveWatchers } from "./transport/watch.ts";
 import type { IdKind } from "./target.ts";
 
 /** The ids of what a create command made (or, for its window and session, where). */
@@ -336,7 +337,35 @@ export async function kill(
   }
   const own = panes.find((p) => p.pane_id === options.protect);
   if (own && own[kind] === id) refuseOwn(own.pane_id, own.pane_id);
+  await evacuate(socket, panes, target);
   await runTmux(socket, [verb, "-t", id]);
+}
+
+/**
+ * Moves control clients off the sessions a kill ends, to a session that stays, so they stay
+ * connected: a client whose session is destroyed leaves, and connecting one again is a window in
+ * which tmux before 3.7 crashes at any notification (a person's, say). Command clients (of any
+ * tmux-mcp process: nothing else moves them) by name; this process's watchers through their pool,
+ * which also switches them between sessions.
+ */
+async function evacuate(
+  socket: TmuxSocket,
+  panes: readonly Pane[],
+  target: KillTarget,
+): Promise<void> {
+  const { kind, id } = target;
+  const ending = new Set(panes.filter((p) => p[kind] === id).map((p) => p.session_id));
+  for (const pane of panes) {
+    if (pane[kind] !== id) ending.delete(pane.session_id);
+  }
+  const staying = panes.find((p) => !ending.has(p.session_id))?.session_id;
+  if (ending.size === 0 || staying === undefined) return;
+  const moves = (await listOwnClients(socket))
+    .filter((client) => client.command && ending.has(client.session_id))
+    .flatMap((client) => [THEN, "switch-client", "-c", client.client_name, "-t", staying]);
+  // A client that left meanwhile makes its move fail; the kill goes ahead all the same.
+  if (moves.length > 0) await runTmux(socket, moves.slice(1)).catch(() => {});
+  await moveWatchers(socket, { from: ending, to: staying });
 }
 
 /** The tmux server's own facts. */

@@ -428,7 +428,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       } else if (tap !== null && stream?.done) {
         // The shell finishes just after the run's end: the tap stays to see it do so.
         const limit = deadline(SETTLE_MS);
-        const settled: Promise<void> = abortable(stream.settled, limit.signal).then(() => {
+        const seen = Promise.race([stream.settled, tap.lost]);
+        const settled: Promise<void> = abortable(seen, limit.signal).then(() => {
           limit[Symbol.dispose]();
           tap.close();
           if (runner.settling.get(key) === settled) runner.settling.delete(key);
@@ -687,7 +688,9 @@ async function timedOut(
   if (state.pane_pid !== String(context.anchor.pid)) return await settle(context, "shell_gone");
   if (state[RUNNING_OPTION] === context.mark) {
     const started = stream?.started === true || state.pane_path === names.startMarker;
-    if (!started) {
+    // A lost stream says nothing of the shell (its watcher went away just after the line was
+    // typed, say): the run is waited for by its record, never called not started.
+    if (!started && outcome === "timeout") {
       // The shell never ran the line (a continuation prompt or a program took it): no mark of
       // ours stays; the shell may lack the function after all (it was re-executed, say), or be
       // another than the one looked at.

@@ -14,7 +14,13 @@
 import { lineEditorSeen } from "./line_editor.ts";
 import { type SocketAddress, socketKey } from "./exec.ts";
 import type { RemoteLink } from "./remote_link.ts";
-import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
+import {
+  allLines,
+  type ClientGates,
+  endClient,
+  startClient,
+  whileNoClientConnects,
+} from "./gate.ts";
 import { privateName } from "../names.ts";
 import { abortable, ABORTED } from "../../async.ts";
 
@@ -37,7 +43,7 @@ export interface Watcher {
   /** Lines the watcher's own commands are waiting for (see {@linkcode roundTrip}). */
   awaited: Map<string, () => void>;
   alive: boolean;
-  /** Called when it has gone away (each tap's loss). */
+  /** Called when it has gone away or moved to another session (each tap's loss). */
   onGone: Set<() => void>;
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
@@ -224,19 +230,24 @@ async function start(
  * Resolves true once the watcher answers a command. tmux queues a control client's command replies
  * behind the output it already queued for it, so the answer also means every byte tmux had read
  * from the session's panes when the command was sent has been reported (and, for a new watcher,
- * that from then on it reports every byte).
+ * that from then on it reports every byte). With `session`, only an answer that shows the watcher
+ * in the expected session counts.
  */
-async function roundTrip(watcher: Watcher): Promise<boolean> {
+async function roundTrip(
+  watcher: Watcher,
+  session: { format: string; expect: string } = { format: "", expect: "" },
+): Promise<boolean> {
   const nonce = privateName("ready");
-  const answered = new Promise<void>((resolve) => watcher.awaited.set(nonce, resolve));
+  const answer = `${nonce}${session.expect}`;
+  const answered = new Promise<void>((resolve) => watcher.awaited.set(answer, resolve));
   try {
-    await watcher.writer.write(encoder.encode(`display-message -p ${nonce}\n`));
+    await watcher.writer.write(encoder.encode(`display-message -p '${nonce}${session.format}'\n`));
     const outcome = await abortable(answered, AbortSignal.timeout(READY_MS));
     return outcome !== ABORTED && watcher.alive;
   } catch {
     return false;
   } finally {
-    watcher.awaited.delete(nonce);
+    watcher.awaited.delete(answer);
   }
 }
 
@@ -276,7 +287,11 @@ async function makeRoom(socket: SocketAddress, pool: WatcherPool): Promise<boole
   return true;
 }
 
-/** The session's live watcher, started (once, however many ask at once) when there is none. */
+/**
+ * The session's live watcher (once, however many ask at once, when there is none): an idle one of
+ * the socket switched to the session, else a new one. Connecting is what can crash tmux before
+ * 3.7 (see gate.ts), so an agent at work in one fresh session after another connects once.
+ */
 function watcherFor(
   socket: WatchedSocket & { watchers: WatcherPool },
   sessionId: string,
@@ -288,6 +303,8 @@ function watcherFor(
   let starting = pool.starting.get(key);
   if (starting === undefined) {
     starting = (async () => {
+      const idle = leastRecentlyUsed(socket, pool);
+      if (idle !== undefined && await repoint(socket, pool, idle, { sessionId, key })) return idle;
       if (!await makeRoom(socket, pool)) return null;
       const watcher = await start(socket, pool, { sessionId, key });
       if (watcher !== null) pool.live.set(key, watcher);
@@ -296,6 +313,76 @@ function watcherFor(
     pool.starting.set(key, starting);
   }
   return starting;
+}
+
+/**
+ * Switches this process's watchers of the sessions `from` to the session `to` before those
+ * sessions are killed, so they stay connected for later calls. A watcher in use follows a pane that
+ * is going away: its taps are lost. One that `to` has already is kept as a spare, under a key no
+ * session has, for {@linkcode watcherFor} to switch where it is needed next.
+ */
+export async function moveWatchers(
+  socket: WatchedSocket,
+  sessions: { from: ReadonlySet<string>; to: string },
+): Promise<void> {
+  const pool = socket.watchers;
+  if (pool === null) return;
+  for (const session of sessions.from) {
+    const watcher = pool.live.get(keyOf(socket, session));
+    if (!watcher?.alive) continue;
+    const own = keyOf(socket, sessions.to);
+    const taken = pool.live.get(own)?.alive || pool.starting.has(own);
+    const key = taken ? keyOf(socket, privateName("spare")) : own;
+    await repoint(socket, pool, watcher, { sessionId: sessions.to, key });
+  }
+}
+
+/** The socket's live watcher that nobody uses and has waited longest; undefined: none. */
+function leastRecentlyUsed(socket: SocketAddress, pool: WatcherPool): Watcher | undefined {
+  const prefix = `${socketKey(socket)}\x00`;
+  return [...pool.live.values()]
+    .filter((watcher) => watcher.key.startsWith(prefix) && watcher.alive && watcher.users === 0)
+    .sort((a, b) => a.lastUsed - b.lastUsed)[0];
+}
+
+/**
+ * Switches an idle watcher to another session (`switch-client` on its own input, which makes tmux
+ * notify control clients, so through the gate); true once it has answered from there. What it knew
+ * of the old session's line editors is dropped: it no longer sees them.
+ */
+async function repoint(
+  socket: SocketAddress,
+  pool: WatcherPool,
+  watcher: Watcher,
+  target: { sessionId: string; key: string },
+): Promise<boolean> {
+  clearTimeout(watcher.idle);
+  watcher.users++;
+  // Known by its new session at once, so nothing moves it again meanwhile. What it knew and
+  // followed (a pane of a session being killed, say) is out of its sight from here on.
+  if (pool.live.get(watcher.key) === watcher) pool.live.delete(watcher.key);
+  watcher.key = target.key;
+  pool.live.set(target.key, watcher);
+  watcher.lineEditor.clear();
+  watcher.editorTails.clear();
+  watcher.followed.clear();
+  for (const gone of watcher.onGone) gone();
+  watcher.onGone.clear();
+  try {
+    const answered = await whileNoClientConnects(pool.gates, socket, async () => {
+      // Session ids are $N: nothing to quote.
+      await watcher.writer.write(encoder.encode(`switch-client -t '${target.sessionId}'\n`));
+      // Answered from the new session only: a switch that failed never matches.
+      return await roundTrip(watcher, { format: "#{session_id}", expect: target.sessionId });
+    }).catch(() => false);
+    if (!answered) await stop(socket, pool, watcher);
+    return answered;
+  } finally {
+    watcher.lastUsed = Date.now();
+    if (--watcher.users === 0 && watcher.alive) {
+      watcher.idle = setTimeout(() => stop(socket, pool, watcher), LINGER_MS);
+    }
+  }
 }
 
 function keyOf(socket: SocketAddress, sessionId: string): string {
@@ -350,7 +437,7 @@ export async function watchOutput(
 export interface OutputTap {
   /** False once the watcher went away: bytes may have been missed since. */
   readonly alive: boolean;
-  /** Resolves when the watcher goes away. */
+  /** Resolves when the watcher goes away, or is moved to another session. */
   readonly lost: Promise<void>;
   /** Ends the subscription. */
   close(): void;
