@@ -2,7 +2,7 @@
  * The compatibility suite on other tmux releases: `deno task matrix [VERSION...]` builds each one
  * with `../shared/tmux/build.sh` (cached) and runs the suites below with that tmux first on PATH:
  * every tool of every toolset once, the run_command contract in bash, zsh and dash, the crash
- * stress patterns, and the leftover checks each of them ends with. It prints one line per version
+ * stress patterns, the leftover checks each of them ends with, and values read back exactly. It prints one line per version
  * and a closing `matrix: N passed, M failed` that leaves out the versions allowed to fail (tmux's
  * master branch), whose results are printed all the same. Exits 1 when a required version failed.
  *
@@ -20,6 +20,7 @@ const SUITES = [
   "tests/toolset_test.ts",
   "tests/shells_test.ts",
   "tests/crash_stress_test.ts",
+  "tests/format_roundtrip_test.ts",
 ];
 
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;

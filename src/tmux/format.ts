@@ -2,13 +2,15 @@
  * tmux format strings built from fixed field names and parsed back into records. User text is never
  * interpolated into a format: only the names listed by our own code are.
  *
- * Every tmux prints a record differently: 3.4 and later pass command output through vis(3) (a
- * control character, the old field separator 0x1f among them, becomes `\037`; a backslash stays as
- * it is), older ones print it raw. So no byte can separate fields by itself. Each value goes
- * through tmux's own `q:` modifier instead, the same in 3.2a to master: it puts a backslash before
- * every backslash and before `|` and `&`, which then separate fields and end records. In what comes
- * back, an unescaped `|` or `&` is ours, a backslash before one of the characters `q:` escapes is
- * `q:`'s, and any other backslash is vis(3)'s (`\n`, `\r`, ..., `\ooo`).
+ * tmux releases print a record differently: 3.4 to 3.5a pass command output through vis(3) (a
+ * control character, the old field separator 0x1f among them, becomes `\037`, and a backslash
+ * before a `$` is doubled), older and later ones print it raw. So no byte can separate fields by
+ * itself. Each value goes through tmux's own `q:` modifier instead: it puts a backslash before
+ * every backslash and before `|` and `&` (and other characters, more of them in later releases),
+ * which then separate fields and end records. In what comes back, an unescaped `|` or `&` is ours;
+ * a backslash before a digit or one of vis(3)'s letters is vis(3)'s (`\n`, `\r`, ..., `\ooo`), before
+ * anything else it is `q:`'s. A `$` comes after an odd number of backslashes, or after an even
+ * number where vis(3) doubled `q:`'s one (3.4, 3.5a).
  *
  * @module
  */
@@ -19,8 +21,6 @@ import { TmuxError } from "./errors.ts";
 const FIELD_END = "|";
 /** Ends a record (a value may hold a newline, so lines cannot). */
 const RECORD_END = "&";
-/** What `q:` puts a backslash before (format_quote_shell in tmux's format.c, 3.2a to master). */
-const QUOTED = new Set("|&;<>()$`\\\"'*?[# =%");
 /** vis(3)'s C-style escapes (VIS_CSTYLE). */
 const VIS_CSTYLE: Record<string, string> = {
   n: "\n",
@@ -52,10 +52,21 @@ export function splitRecords(output: string): { records: string[][]; rest: strin
   let i = 0;
   while (i < output.length) {
     const c = output[i];
-    if (c === "\\" && i + 1 < output.length) {
-      const [text, length] = unescape(output, i + 1);
-      value += text;
-      i += 1 + length;
+    if (c === "\\") {
+      let run = 1;
+      while (output[i + run] === "\\") run++;
+      if (output[i + run] === "$") {
+        value += "\\".repeat(run % 2 === 1 ? (run - 1) / 2 : (run - 2) / 2) + "$";
+        i += run + 1;
+        continue;
+      }
+      value += "\\".repeat(Math.floor(run / 2));
+      i += run;
+      if (run % 2 === 1 && i < output.length) {
+        const [text, length] = unescape(output, i);
+        value += text;
+        i += length;
+      }
       continue;
     }
     i++;
@@ -78,15 +89,13 @@ export function splitRecords(output: string): { records: string[][]; rest: strin
 /** The character an escape stands for and how many characters after the backslash it took. */
 function unescape(output: string, at: number): [string, number] {
   const next = output[at];
-  if (QUOTED.has(next)) return [next, 1];
   const octal = output.slice(at, at + 3);
   if (OCTAL.test(octal)) {
     const byte = parseInt(octal, 8);
     // vis(3) writes a byte of broken UTF-8 this way; decoding would have replaced it.
     return [byte < 0x80 ? String.fromCharCode(byte) : "\ufffd", 3];
   }
-  if (next in VIS_CSTYLE) return [VIS_CSTYLE[next], 1];
-  return ["\\", 0];
+  return [Object.hasOwn(VIS_CSTYLE, next) ? VIS_CSTYLE[next] : next, 1];
 }
 
 /** Parses tmux output made only of records built by {@linkcode formatOf} with the same fields. */

@@ -27,6 +27,11 @@ Deno.test("parseRecords reads records whatever tmux's version did to their value
   const vis = "\\%1|a\\ b\\|c\\037\n\\\\037&\n\\%2|&\n";
   assertEquals(parseRecords(vis, ["id", "name"]), parseRecords(raw, ["id", "name"]));
   assertEquals(parseRecords("x\\r\\t\\377&", ["a"]), [{ a: "x\r\t\ufffd" }]);
+  // `$`, then `\$`: 3.3a prints q:'s escapes as they are, 3.4 and 3.5a double a backslash before
+  // a `$`, and later releases escape a tab with a backslash too.
+  assertEquals(parseRecords("\\$|\\\\\\$&", ["a", "b"]), [{ a: "$", b: "\\$" }]);
+  assertEquals(parseRecords("\\\\$|\\\\\\\\$&", ["a", "b"]), [{ a: "$", b: "\\$" }]);
+  assertEquals(parseRecords("a\\\tb&", ["a"]), [{ a: "a\tb" }]);
   throwsCode(() => parseRecords("x|y|z&\n", ["a", "b"]), "tmux_error");
   throwsCode(() => parseRecords("x|y", ["a", "b"]), "tmux_error");
   assertEquals(parseRecords("", ["a"]), []);
