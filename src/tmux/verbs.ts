@@ -362,7 +362,7 @@ async function evacuate(
   if (ending.size === 0 || staying === undefined) return;
   const moves = (await listOwnClients(socket))
     .filter((client) => client.command && ending.has(client.session_id))
-    .flatMap((client) => [THEN, "switch-client", "-c", client.client_name, "-t", staying]);
+    .flatMap((client) => [THEN, "switch-client", "-E", "-c", client.client_name, "-t", staying]);
   // A client that left meanwhile makes its move fail; the kill goes ahead all the same.
   if (moves.length > 0) await runTmux(socket, moves.slice(1)).catch(() => {});
   await moveWatchers(socket, { from: ending, to: staying });

@@ -29,7 +29,7 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
     // (its session prints our ready line); anything else is left over.
     if (
       /\btmux\b/.test(line) &&
-      !/ '?-C'? '?attach-session'? '?-f'? '?(no-output,)?ignore-size'? /
+      !/ '?-C'? '?attach-session'? '?-E'? '?-f'? '?(no-output,)?ignore-size'? /
         .test(line) &&
       !/ControlMaster=yes .* echo tmux-mcp-ready; exec cat$/.test(line)
     ) {

@@ -195,7 +195,8 @@ async function connectControl(
   if ((pool.retryAfter.get(key) ?? 0) > Date.now()) return null;
   const session = await sessionToAttach(socket).catch(() => null);
   const started = session === null ? null : await startClient(pool.gates, socket, [
-    ...["attach-session", "-f", "no-output,ignore-size", "-t", session],
+    // -E: the session's environment stays as it is (update-environment would take our process's).
+    ...["attach-session", "-E", "-f", "no-output,ignore-size", "-t", session],
   ]);
   if (started === null) {
     pool.retryAfter.set(key, Date.now() + RETRY_MS);

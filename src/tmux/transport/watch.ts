@@ -189,7 +189,8 @@ async function start(
     // Not read-only: from tmux 3.7 send-keys refuses to run when the client it picks for a
     // command that names none is read-only, and a watcher can be that client for anyone's
     // `tmux send-keys`. A watcher never sends keys itself.
-    ...["attach-session", "-f", "ignore-size", "-t", target.sessionId],
+    // -E: the session's environment stays as it is (update-environment would take our process's).
+    ...["attach-session", "-E", "-f", "ignore-size", "-t", target.sessionId],
   ]);
   if (started === null) return null;
   const watcher: Watcher = {
@@ -371,7 +372,7 @@ async function repoint(
   try {
     const answered = await whileNoClientConnects(pool.gates, socket, async () => {
       // Session ids are $N: nothing to quote.
-      await watcher.writer.write(encoder.encode(`switch-client -t '${target.sessionId}'\n`));
+      await watcher.writer.write(encoder.encode(`switch-client -E -t '${target.sessionId}'\n`));
       // Answered from the new session only: a switch that failed never matches.
       return await roundTrip(watcher, { format: "#{session_id}", expect: target.sessionId });
     }).catch(() => false);
