@@ -111,3 +111,21 @@ Deno.test("a person switching panes every 100 ms while the agent works in fresh 
     assert(connects <= 3, `${connects} control clients connected over ${ROUNDS} sessions`);
   });
 });
+
+Deno.test("respawn_pane of a pane printing as fast as it can while a wait follows it", async () => {
+  const options = { extraArgs: [...OPTIONS.extraArgs, "--toolsets", "all"] };
+  await withServer("stdio", options, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    for (let round = 1; round <= ROUNDS; round++) {
+      await tmux.run("send-keys", "-t", pane, "yes respawn-flood", "Enter");
+      const waiting = conn.client.callTool({
+        name: "wait_for_text",
+        arguments: { pane_id: pane, patterns: ["never printed"], timeout: 0.5 },
+      }).catch(() => null);
+      await new Promise((r) => setTimeout(r, 50));
+      await call(conn, "respawn_pane", { pane_id: pane, kill: true, command: SHELL });
+      await waiting;
+      await alive(tmux, `round ${round}`);
+    }
+  });
+});

@@ -338,6 +338,23 @@ export async function moveWatchers(
   }
 }
 
+/**
+ * Pauses a pane in each of this process's watchers of the socket (tmux drops what it had queued
+ * for them: see {@linkcode Watcher.paused}) and waits until tmux has done so. Whoever follows the
+ * pane later continues it.
+ */
+export async function pauseWatchers(socket: WatchedSocket, paneId: string): Promise<void> {
+  const pool = socket.watchers;
+  if (pool === null) return;
+  const prefix = `${socketKey(socket)}\x00`;
+  const mine = [...pool.live.values()].filter((w) => w.key.startsWith(prefix) && w.alive);
+  await Promise.all(mine.map((watcher) => {
+    watcher.followed.delete(paneId);
+    pausePane(watcher, paneId, true);
+    return roundTrip(watcher);
+  }));
+}
+
 /** The socket's live watcher that nobody uses and has waited longest; undefined: none. */
 function leastRecentlyUsed(socket: SocketAddress, pool: WatcherPool): Watcher | undefined {
   const prefix = `${socketKey(socket)}\x00`;
