@@ -11,6 +11,7 @@ export type TmuxErrorCode =
   | "not_found"
   | "already_exists"
   | "tmux_unavailable"
+  | "tmux_too_old"
   | "tmux_error"
   | "pane_in_mode"
   | "pane_dead"

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { TmuxError } from "./errors.ts";
+
 /** A tmux server's version, as `#{version}` reports it. */
 export interface TmuxVersion {
   /** As tmux says it: `3.3a`, `3.7c`, `next-3.8`, `openbsd-7.6`. */
@@ -12,6 +14,9 @@ export interface TmuxVersion {
   /** Major and minor as one number (`3.7c` → 307); unknown forms count as the newest. */
   rank: number;
 }
+
+/** The oldest tmux every tool works on (`attach-session -f`, `refresh-client -A`, `q:`). */
+export const OLDEST_SUPPORTED = "3.2a";
 
 /** Ranks newer than any release, for `master` and forms whose number says nothing of tmux's. */
 const NEWEST = 99_999;
@@ -46,4 +51,14 @@ export function verbatimPasteFlags(version: TmuxVersion): string[] {
  */
 export function joinedCapturePadded(version: TmuxVersion): boolean {
   return !atLeast(version, 3, 3);
+}
+
+/** Fails with `tmux_too_old` for a tmux older than {@linkcode OLDEST_SUPPORTED}. */
+export function checkSupported(version: TmuxVersion): void {
+  if (!atLeast(version, 3, 2)) {
+    throw new TmuxError(
+      "tmux_too_old",
+      `this tmux server is ${version.text}; tmux-mcp needs tmux ${OLDEST_SUPPORTED} or later`,
+    );
+  }
 }

@@ -77,3 +77,18 @@ Deno.test("control lines: arguments single-quoted, control chars as octal, THEN 
   assertEquals(controlSafe(["set-buffer", "a\0b"]), false);
   assertEquals(controlSafe(["display-message", "#{a}\x1f#{b}"]), true);
 });
+
+Deno.test("tmux versions: ranks, paste flags, padding and the oldest supported", async () => {
+  const { checkSupported, joinedCapturePadded, parseVersion, verbatimPasteFlags } = await import(
+    "../../src/tmux/version.ts"
+  );
+  assertEquals(parseVersion("3.3a").rank, 303);
+  assertEquals(parseVersion("next-3.8").rank, 308);
+  assertEquals(verbatimPasteFlags(parseVersion("3.6a")), []);
+  assertEquals(verbatimPasteFlags(parseVersion("3.7c")), ["-S"]);
+  assertEquals(verbatimPasteFlags(parseVersion("master")), ["-S"]);
+  assertEquals(joinedCapturePadded(parseVersion("3.2a")), true);
+  assertEquals(joinedCapturePadded(parseVersion("3.3a")), false);
+  throwsCode(() => checkSupported(parseVersion("3.1c")), "tmux_too_old");
+  checkSupported(parseVersion("3.2a"));
+});

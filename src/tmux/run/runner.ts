@@ -15,7 +15,7 @@ import { hostName, type TmuxChild } from "../transport/exec.ts";
 import { formatOf, intField, parseRecords } from "../format.ts";
 import { acquire } from "../lock.ts";
 import { newNonce } from "../names.ts";
-import { parseVersion, verbatimPasteFlags } from "../version.ts";
+import { checkSupported, parseVersion, verbatimPasteFlags } from "../version.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
@@ -217,6 +217,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     if (!ready(state, undefined) && await reconcile(socket, paneId, state)) {
       state = await idleState(socket, paneId, undefined);
     }
+    const version = parseVersion(state.version);
+    checkSupported(version);
     if (state.pane_dead === "1") {
       throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
     }
@@ -352,7 +354,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const call: PaneCall = launched === null
         ? { socket, paneId, names }
         : { socket, paneId, names: { ...names, commandBuffer: launcherBuffer(paneId) } };
-      const pasteFlags = verbatimPasteFlags(parseVersion(state.version));
+      const pasteFlags = verbatimPasteFlags(version);
       // Only the stream shows a stand-in's end at once: a waited line always brings the function.
       let typed = launched?.typed ??
         lineWith(tap === null || runner.functions.get(key) !== functionMark);
