@@ -12,7 +12,7 @@ import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 import { getPane, listOwnClients, listPanes, literal, type Pane } from "./objects.ts";
-import { moveWatchers, pauseWatchers } from "./transport/watch.ts";
+import { moveWatchers, whilePaneHeld } from "./transport/watch.ts";
 import type { IdKind } from "./target.ts";
 
 /** The ids of what a create command made (or, for its window and session, where). */
@@ -284,12 +284,11 @@ export async function respawnPane(
     );
   }
   refuseOwn(pane.pane_id, options.protect ?? null);
-  // Every release up to 3.7c crashes when a control client still has the pane's output queued
-  // (fixed on tmux's master, #5498): our watchers drop it first.
-  await pauseWatchers(socket, pane.pane_id);
   const argv = ["respawn-pane", "-t", pane.pane_id];
   if (options.kill) argv.push("-k");
-  await runTmux(socket, spawnArgs(argv, options, false));
+  // Every release up to 3.7c crashes when a control client still has the pane's output queued
+  // (fixed on tmux's master, #5498): our watchers drop it first, and follow it again only after.
+  await whilePaneHeld(socket, pane.pane_id, () => runTmux(socket, spawnArgs(argv, options, false)));
   return (await getPane(socket, pane.pane_id)).pane_pid;
 }
 

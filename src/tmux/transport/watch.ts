@@ -78,6 +78,8 @@ export interface WatcherPool {
   readonly starting: Map<string, Promise<Watcher | null>>;
   /** The queues control clients start and end through (shared with the command clients). */
   readonly gates: ClientGates;
+  /** Panes nothing of ours may follow for now, by socket and pane (see `whilePaneHeld`). */
+  readonly held: Map<string, Promise<void>>;
 }
 
 /** A socket whose panes can be watched through its owner's watchers (null: none are started). */
@@ -88,7 +90,7 @@ export interface WatchedSocket extends SocketAddress {
 
 /** An empty pool whose watchers start and end through `gates`. */
 export function createWatcherPool(gates: ClientGates): WatcherPool {
-  return { live: new Map(), starting: new Map(), gates };
+  return { live: new Map(), starting: new Map(), gates, held: new Map() };
 }
 
 const encoder = new TextEncoder();
@@ -339,20 +341,36 @@ export async function moveWatchers(
 }
 
 /**
- * Pauses a pane in each of this process's watchers of the socket (tmux drops what it had queued
- * for them: see {@linkcode Watcher.paused}) and waits until tmux has done so. Whoever follows the
- * pane later continues it.
+ * Runs `work` with a pane paused in each of this process's watchers of the socket (tmux drops what
+ * it had queued for them: see {@linkcode Watcher.paused}) once tmux has done so; nothing of ours
+ * follows the pane again until `work` is done. Whoever follows it later continues it.
  */
-export async function pauseWatchers(socket: WatchedSocket, paneId: string): Promise<void> {
+export async function whilePaneHeld<T>(
+  socket: WatchedSocket,
+  paneId: string,
+  work: () => Promise<T>,
+): Promise<T> {
   const pool = socket.watchers;
-  if (pool === null) return;
-  const prefix = `${socketKey(socket)}\x00`;
-  const mine = [...pool.live.values()].filter((w) => w.key.startsWith(prefix) && w.alive);
-  await Promise.all(mine.map((watcher) => {
-    watcher.followed.delete(paneId);
-    pausePane(watcher, paneId, true);
-    return roundTrip(watcher);
-  }));
+  if (pool === null) return await work();
+  const key = keyOf(socket, paneId);
+  const previous = pool.held.get(key);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  pool.held.set(key, held);
+  try {
+    await previous;
+    const prefix = `${socketKey(socket)}\x00`;
+    const mine = [...pool.live.values()].filter((w) => w.key.startsWith(prefix) && w.alive);
+    await Promise.all(mine.map((watcher) => {
+      watcher.followed.delete(paneId);
+      pausePane(watcher, paneId, true);
+      return roundTrip(watcher);
+    }));
+    return await work();
+  } finally {
+    release();
+    if (pool.held.get(key) === held) pool.held.delete(key);
+  }
 }
 
 /** The socket's live watcher that nobody uses and has waited longest; undefined: none. */
@@ -414,6 +432,7 @@ async function join(
 ): Promise<{ watcher: Watcher; leave: () => void } | null> {
   if (socket.watchers === null) return null;
   const pool = socket.watchers;
+  await pool.held.get(keyOf(socket, target.paneId));
   const own = await watcherFor({ ...socket, watchers: pool }, target.sessionId);
   if (own === null) return null;
   own.followed.add(target.paneId);
