@@ -9,7 +9,8 @@
 
 import { closeControlPool, type ControlPool, createControlPool } from "./transport/control.ts";
 import { createClientGates } from "./transport/gate.ts";
-import { closeWatcherPool, createWatcherPool, type WatcherPool } from "./transport/watch.ts";
+import { closeWatcherPool } from "./transport/watcher_pool.ts";
+import { createWatcherPool, type WatcherPool } from "./transport/watcher.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { LOCAL_HOST, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";

@@ -9,7 +9,8 @@
 import { closeControlsOf, type ControlPool } from "./transport/control.ts";
 import type { RemoteLink } from "./transport/remote_link.ts";
 import { createSshLink, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
-import { closeWatchersOf, type WatcherPool } from "./transport/watch.ts";
+import { closeWatchersOf } from "./transport/watcher_pool.ts";
+import type { WatcherPool } from "./transport/watcher.ts";
 
 /** Options for {@linkcode createRemoteHosts}. */
 export interface RemoteHostsOptions {

@@ -12,7 +12,7 @@ import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 import { getPane, listOwnClients, listPanes, literal, type Pane } from "./objects.ts";
-import { moveWatchers, whilePaneHeld } from "./transport/watch.ts";
+import { moveWatchers, whilePaneHeld } from "./transport/watcher_pool.ts";
 import type { IdKind } from "./target.ts";
 
 /** The ids of what a create command made (or, for its window and session, where). */

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../deps.ts";
 import { LineReducer, LONG_LINE } from "../../src/tmux/run/terminal_text.ts";
-import { unescapeOutput } from "../../src/tmux/transport/watch.ts";
+import { unescapeOutput } from "../../src/tmux/transport/watcher.ts";
 
 function reduce(text: string) {
   const lines: string[] = [];

@@ -7,7 +7,7 @@
 
 import type { ControlPool } from "./control.ts";
 import type { RemoteLink } from "./remote_link.ts";
-import type { WatcherPool } from "./watch.ts";
+import type { WatcherPool } from "./watcher.ts";
 
 /** Which tmux server to talk to, and through whose control clients and watchers. */
 export interface TmuxSocket {

@@ -1,0 +1,253 @@
+/**
+ * One output watcher: a control client attached to a session, which reports `%output` for every
+ * pane there, reads it, and answers round trips. Which watcher serves which session, and when one
+ * starts, moves or ends, is watcher_pool.ts's; what calls do with the output is watch.ts's.
+ *
+ * @module
+ */
+
+import { lineEditorSeen } from "./line_editor.ts";
+import { type SocketAddress, socketKey } from "./exec.ts";
+import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
+import { privateName } from "../names.ts";
+import { abortable, ABORTED } from "../../async.ts";
+
+/** Receives a pane's output bytes, as the pane wrote them (valid only during the call). */
+export type OutputListener = (bytes: Uint8Array) => void;
+
+/** One control client attached to a session, that only reads. */
+export interface Watcher {
+  /** Its key in the pool: socket and session id. */
+  key: string;
+  /** The tmux server it is a client of. */
+  socket: SocketAddress;
+  /** The `tmux -C` process. */
+  child: Deno.ChildProcess;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
+  listeners: Map<string, Set<OutputListener>>;
+  users: number;
+  /** When it was last left by its last user (ms since the epoch). */
+  lastUsed: number;
+  /** Lines the watcher's own commands are waiting for (see {@linkcode roundTrip}). */
+  awaited: Map<string, () => void>;
+  alive: boolean;
+  /** Called when it has gone away or moved to another session (each tap's loss). */
+  onGone: Set<() => void>;
+  /** Whether it answered a command: from then on it reports every byte. */
+  ready: Promise<boolean> | null;
+  idle: ReturnType<typeof setTimeout> | undefined;
+  /** Reused for unescaped output bytes (listeners read them at once). */
+  scratch: Uint8Array;
+  /**
+   * Per pane, whether a line editor was reading a command line when its output was last seen
+   * (bracketed paste switched on, `ESC [ ? 2004 h`) or had handed the terminal on (`... l`).
+   * Known only for what this watcher saw since it attached.
+   */
+  lineEditor: Map<string, boolean>;
+  /** Per followed pane, the end of its last `%output` line (see `lineEditorSeen`). */
+  editorTails: Map<string, Uint8Array>;
+  /** Panes a call has followed through this watcher: their output keeps coming. */
+  followed: Set<string>;
+  /**
+   * Panes this watcher paused (`refresh-client -A %N:pause`, tmux 3.2 on): nobody follows them,
+   * and tmux sends a control client every byte of every pane of its session, holding all of them
+   * back while it cannot keep up: eight panes printing as fast as they can made a run in a ninth
+   * twelve times slower. (Not switched `off`: on a pane with output queued, that crashes tmux
+   * before 3.7; `pause` discards what is queued.)
+   */
+  paused: Set<string>;
+}
+
+/** The watchers of one owner (see `TmuxClient`), one per socket and session. */
+export interface WatcherPool {
+  /** The live watchers, by socket and session. */
+  readonly live: Map<string, Watcher>;
+  /** Watchers being started, by socket and session. */
+  readonly starting: Map<string, Promise<Watcher | null>>;
+  /** The queues control clients start and end through (shared with the command clients). */
+  readonly gates: ClientGates;
+  /** Panes nothing of ours may follow for now, by socket and pane (see `whilePaneHeld`). */
+  readonly held: Map<string, Promise<void>>;
+}
+
+/** A socket whose panes can be watched through its owner's watchers (null: none are started). */
+export interface WatchedSocket extends SocketAddress {
+  /** The owner's watchers. */
+  readonly watchers: WatcherPool | null;
+}
+
+/** An empty pool whose watchers start and end through `gates`. */
+export function createWatcherPool(gates: ClientGates): WatcherPool {
+  return { live: new Map(), starting: new Map(), gates, held: new Map() };
+}
+
+export const encoder = new TextEncoder();
+
+const decoder = new TextDecoder();
+
+const BACKSLASH = 0x5c;
+
+const OUTPUT_PREFIX = encoder.encode("%output %");
+
+/**
+ * How long a watcher nobody uses stays attached: long enough to follow a pane between an agent's
+ * calls (see {@linkcode lineEditorState}), and to start watchers rarely.
+ */
+export const LINGER_MS = 10 * 60_000;
+
+/** How long a new watcher may take to answer its first command. */
+const READY_MS = 2000;
+
+function isOctal(data: Uint8Array, at: number): boolean {
+  for (let i = at; i < at + 3; i++) if (data[i] < 48 || data[i] > 55) return false;
+  return true;
+}
+
+/**
+ * The bytes of a `%output` line's data: tmux writes bytes below 0x20 and the backslash as
+ * three-digit octal escapes, everything else (UTF-8 included) as it is. Written into `into` when
+ * it is large enough.
+ */
+export function unescapeOutput(
+  data: Uint8Array,
+  into: Uint8Array = new Uint8Array(data.length),
+): Uint8Array {
+  const out = into.length >= data.length ? into : new Uint8Array(data.length);
+  let n = 0;
+  for (let i = 0; i < data.length; i++) {
+    if (data[i] === BACKSLASH && i + 3 < data.length && isOctal(data, i + 1)) {
+      out[n++] = (data[i + 1] - 48) * 64 + (data[i + 2] - 48) * 8 + (data[i + 3] - 48);
+      i += 3;
+      continue;
+    }
+    out[n++] = data[i];
+  }
+  return out.subarray(0, n);
+}
+
+function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
+  if (line.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (line[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Asks tmux to pause (or continue) sending this watcher a pane's output. */
+export function pausePane(watcher: Watcher, paneId: string, pause: boolean): void {
+  if (pause) watcher.paused.add(paneId);
+  else watcher.paused.delete(paneId);
+  // Pane ids are %N: nothing to quote. The reply is a block nobody waits for.
+  const state = pause ? "pause" : "continue";
+  watcher.writer.write(encoder.encode(`refresh-client -A '${paneId}:${state}'\n`))
+    .catch(() => {});
+}
+
+function handleLine(watcher: Watcher, line: Uint8Array): void {
+  if (startsWith(line, OUTPUT_PREFIX)) {
+    const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
+    if (space < 0) return;
+    const pane = decoder.decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
+    if (!watcher.followed.has(pane)) {
+      if (!watcher.paused.has(pane)) pausePane(watcher, pane, true);
+      return;
+    }
+    const data = line.subarray(space + 1);
+    const seen = lineEditorSeen(watcher.editorTails.get(pane), data);
+    watcher.editorTails.set(pane, seen.tail);
+    if (seen.reading !== null) watcher.lineEditor.set(pane, seen.reading);
+    const listeners = watcher.listeners.get(pane);
+    if (!listeners || listeners.size === 0) return;
+    if (watcher.scratch.length < data.length) watcher.scratch = new Uint8Array(data.length);
+    const bytes = unescapeOutput(data, watcher.scratch);
+    for (const listener of listeners) listener(bytes);
+    return;
+  }
+  if (watcher.awaited.size > 0) watcher.awaited.get(decoder.decode(line))?.();
+}
+
+export async function start(
+  socket: SocketAddress,
+  pool: WatcherPool,
+  target: { sessionId: string; key: string },
+): Promise<Watcher | null> {
+  const started = await startClient(pool.gates, socket, [
+    // Not read-only: from tmux 3.7 send-keys refuses to run when the client it picks for a
+    // command that names none is read-only, and a watcher can be that client for anyone's
+    // `tmux send-keys`. A watcher never sends keys itself.
+    // -E: the session's environment stays as it is (update-environment would take our process's).
+    ...["attach-session", "-E", "-f", "ignore-size", "-t", target.sessionId],
+  ]);
+  if (started === null) return null;
+  const watcher: Watcher = {
+    key: target.key,
+    socket,
+    child: started.child,
+    writer: started.writer,
+    listeners: new Map(),
+    users: 0,
+    lastUsed: Date.now(),
+    awaited: new Map(),
+    alive: true,
+    onGone: new Set(),
+    scratch: new Uint8Array(4096),
+    ready: null,
+    idle: undefined,
+    lineEditor: new Map(),
+    editorTails: new Map(),
+    followed: new Set(),
+    paused: new Set(),
+  };
+  (async () => {
+    try {
+      for await (const line of allLines(started)) handleLine(watcher, line);
+    } catch {
+      // The watcher went away; waits fall back to their timer, runs to the screen.
+    }
+    watcher.alive = false;
+    clearTimeout(watcher.idle);
+    for (const wake of watcher.awaited.values()) wake();
+    if (pool.live.get(target.key) === watcher) pool.live.delete(target.key);
+    for (const gone of watcher.onGone) gone();
+  })();
+  return watcher;
+}
+
+/**
+ * Resolves true once the watcher answers a command. tmux queues a control client's command replies
+ * behind the output it already queued for it, so the answer also means every byte tmux had read
+ * from the session's panes when the command was sent has been reported (and, for a new watcher,
+ * that from then on it reports every byte). With `session`, only an answer that shows the watcher
+ * in the expected session counts.
+ */
+export async function roundTrip(
+  watcher: Watcher,
+  session: { format: string; expect: string } = { format: "", expect: "" },
+): Promise<boolean> {
+  const nonce = privateName("ready");
+  const answer = `${nonce}${session.expect}`;
+  const answered = new Promise<void>((resolve) => watcher.awaited.set(answer, resolve));
+  try {
+    await watcher.writer.write(encoder.encode(`display-message -p '${nonce}${session.format}'\n`));
+    const outcome = await abortable(answered, AbortSignal.timeout(READY_MS));
+    return outcome !== ABORTED && watcher.alive;
+  } catch {
+    return false;
+  } finally {
+    watcher.awaited.delete(answer);
+  }
+}
+
+export async function stop(
+  socket: SocketAddress,
+  pool: WatcherPool,
+  watcher: Watcher,
+  options: { last?: boolean } = {},
+): Promise<void> {
+  clearTimeout(watcher.idle);
+  watcher.alive = false;
+  if (pool.live.get(watcher.key) === watcher) pool.live.delete(watcher.key);
+  await endClient(pool.gates, socket, watcher, options);
+}
+
+export function keyOf(socket: SocketAddress, sessionId: string): string {
+  return `${socketKey(socket)}\x00${sessionId}`;
+}
