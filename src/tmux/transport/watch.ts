@@ -38,9 +38,11 @@ async function join(
 ): Promise<{ watcher: Watcher; leave: () => void } | null> {
   if (socket.watchers === null) return null;
   const pool = socket.watchers;
-  await pool.held.get(keyOf(socket, target.paneId));
   const own = await watcherFor({ ...socket, watchers: pool }, target.sessionId);
   if (own === null) return null;
+  // Not while the pane is held (being respawned): it is to stay paused until then.
+  const held = keyOf(socket, target.paneId);
+  while (pool.held.has(held)) await pool.held.get(held);
   own.followed.add(target.paneId);
   if (own.paused.has(target.paneId)) {
     // Its output is sent from here on once the watcher has answered.

@@ -116,6 +116,8 @@ export async function whilePaneHeld<T>(
   pool.held.set(key, held);
   try {
     await previous;
+    // A watcher starting now would follow the pane as it comes: it is paused once started.
+    await Promise.allSettled([...pool.starting.values()]);
     const prefix = `${socketKey(socket)}\x00`;
     const mine = [...pool.live.values()].filter((w) => w.key.startsWith(prefix) && w.alive);
     await Promise.all(mine.map((watcher) => {
