@@ -11,8 +11,7 @@
  * - a client is ended only once it has started;
  * - starts and ends never overlap: they pass through one queue;
  * - after an end, one tmux command is answered before the queue moves on, so tmux has sent the
- *   notifications the leaving client caused before anything of ours connects.
- *
+ *   notifications the leaving client caused before anything of ours connects;
  * - our own commands that make tmux notify control clients (see {@linkcode notifies}) wait while a
  *   start or an end is under way, and a start or an end waits for those running to finish.
  *
