@@ -30,7 +30,9 @@ import { commandsOf, QUERIES } from "./command_line.ts";
 /** Per tmux server (by socket name): the queue starts and ends go through, and the notifying
  * commands under way. */
 export interface ClientGates {
+  /** The queue of starts and ends, by socket. */
   readonly starts: KeyedLock;
+  /** The notifying commands under way, by socket (see {@linkcode whileNoClientConnects}). */
   readonly notifying: Map<string, Set<Promise<unknown>>>;
 }
 
@@ -79,6 +81,7 @@ export async function whileNoClientConnects<T>(
 export interface StartedClient {
   /** The `tmux -C` process. */
   child: Deno.ChildProcess;
+  /** Its standard input. */
   writer: WritableStreamDefaultWriter<Uint8Array>;
   /** The first line it wrote (a copy). */
   first: Uint8Array;

@@ -23,18 +23,23 @@ export interface Watcher {
   socket: SocketAddress;
   /** The `tmux -C` process. */
   child: Deno.ChildProcess;
+  /** Its standard input. */
   writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** Per pane, who gets its output bytes. */
   listeners: Map<string, Set<OutputListener>>;
+  /** Calls using it now (and a switch under way); an idle one has none. */
   users: number;
   /** When it was last left by its last user (ms since the epoch). */
   lastUsed: number;
   /** Lines the watcher's own commands are waiting for (see {@linkcode roundTrip}). */
   awaited: Map<string, () => void>;
+  /** False once its process is gone or being ended. */
   alive: boolean;
   /** Called when it has gone away or moved to another session (each tap's loss). */
   onGone: Set<() => void>;
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
+  /** Ends it once it has been idle for LINGER_MS. */
   idle: ReturnType<typeof setTimeout> | undefined;
   /** Reused for unescaped output bytes (listeners read them at once). */
   scratch: Uint8Array;
@@ -81,7 +86,7 @@ export function createWatcherPool(gates: ClientGates): WatcherPool {
   return { live: new Map(), starting: new Map(), gates, held: new Map() };
 }
 
-export const encoder = new TextEncoder();
+const encoder = new TextEncoder();
 
 const decoder = new TextDecoder();
 
@@ -164,6 +169,7 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (watcher.awaited.size > 0) watcher.awaited.get(decoder.decode(line))?.();
 }
 
+/** Starts a watcher attached to a session (through the gate); null when it could not connect. */
 export async function start(
   socket: SocketAddress,
   pool: WatcherPool,
@@ -236,6 +242,7 @@ export async function roundTrip(
   }
 }
 
+/** Ends a watcher (through the gate) and takes it out of its pool. */
 export async function stop(
   socket: SocketAddress,
   pool: WatcherPool,
@@ -248,6 +255,7 @@ export async function stop(
   await endClient(pool.gates, socket, watcher, options);
 }
 
+/** A watcher's key in its pool: the socket and a session id (or a held pane's id). */
 export function keyOf(socket: SocketAddress, sessionId: string): string {
   return `${socketKey(socket)}\x00${sessionId}`;
 }

@@ -14,7 +14,6 @@ import type { RemoteLink } from "./remote_link.ts";
 import { whileNoClientConnects } from "./gate.ts";
 import { privateName } from "../names.ts";
 import {
-  encoder,
   keyOf,
   LINGER_MS,
   pausePane,
@@ -25,6 +24,8 @@ import {
   type Watcher,
   type WatcherPool,
 } from "./watcher.ts";
+
+const encoder = new TextEncoder();
 
 /** Watchers kept per socket: a new one ends the least recently used idle one, if it must. */
 const WATCHERS_MAX = 16;
