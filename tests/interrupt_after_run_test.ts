@@ -2,7 +2,7 @@
 // its running mark, after the end marker) must not be killable by it, in any shell, or every later
 // call is refused for a run that no longer exists.
 
-import { assertEquals, type CallToolResult } from "./deps.ts";
+import { assert, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { until } from "./helpers/tmux.ts";
 
@@ -43,9 +43,20 @@ for (const [name, [program, shown, failing]] of Object.entries(SHELLS)) {
         for (let round = 0; round < ROUNDS; round++) {
           await call(conn, "run_command", { pane_id: pane, command: failing });
           await call(conn, "send_keys", { pane_id: pane, keys: ["C-c"] });
-          const next = await call(conn, "run_command", { pane_id: pane, command: "echo alive" });
-          const out = next.structuredContent as Record<string, unknown> | undefined;
-          assertEquals(out?.output, ["alive"], `round ${round}: ${textOf(next)}`);
+          // The C-c may still reach the shell with the next line (nu drops a line an interrupt
+          // lands on), and that run is honestly not started; the one after must run. Never is
+          // the pane held by a run that is over.
+          let alive = false;
+          for (let attempt = 0; attempt < 2 && !alive; attempt++) {
+            const next = await call(conn, "run_command", { pane_id: pane, command: "echo alive" });
+            const out = next.structuredContent as Record<string, unknown> | undefined;
+            assert(
+              !/still running an earlier/.test(textOf(next)),
+              `round ${round}: ${textOf(next)}`,
+            );
+            alive = JSON.stringify(out?.output) === JSON.stringify(["alive"]);
+          }
+          assert(alive, `round ${round}: no run worked after the C-c`);
         }
       } finally {
         await Deno.remove(home, { recursive: true }).catch(() => {});
