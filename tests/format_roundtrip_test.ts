@@ -1,9 +1,12 @@
 // Records read back exactly whatever a pane or a person stored in an option, on the tmux on PATH:
 // tmux releases print values differently (vis(3) in 3.4 and 3.5a, more quoting in later ones).
 
-import { assertEquals } from "./deps.ts";
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { textOf, withServer } from "./helpers/mcp.ts";
 import { formatOf, parseRecords } from "../src/tmux/format.ts";
 import { startTmux } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
 
 const ALPHABET = [
   ...["\\", "$", "{", "}", "#", "|", "&", ";", "'", '"', "`", " ", "%", "~", "*", "?"],
@@ -48,5 +51,21 @@ Deno.test("values with quotes, backslashes, $, separators and control characters
     }
   } finally {
     await tmux.close();
+  }
+});
+
+Deno.test("pane text that looks like record syntax (& | \\) is read as text", async () => {
+  const lines = ["a & b | c \\ d", "x\\&y|&", "\\$HOME & \\037"];
+  const command = lines.map((line) => `printf '%s\\n' '${line}'`).join("; ");
+  for (const extraArgs of [["--toolsets", "all"], ["--toolsets", "all", "--no-control"]]) {
+    await withServer("stdio", { extraArgs }, async (conn, tmux) => {
+      const call = async (name: string, args: Record<string, unknown>) =>
+        await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+      const run = await call("run_command", { pane_id: tmux.paneId, command });
+      assertEquals((run.structuredContent as Json | undefined)?.output, lines, textOf(run));
+      const shown = await call("capture_pane", { pane_id: tmux.paneId });
+      const captured = ((shown.structuredContent as Json | undefined)?.lines ?? []) as string[];
+      for (const line of lines) assert(captured.includes(line), captured.join("\n"));
+    });
   }
 });

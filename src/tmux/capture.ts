@@ -32,24 +32,38 @@ export interface CaptureOptions {
   escapes?: boolean;
 }
 
+/**
+ * Runs capture-pane commands (THEN-chained) after asking the server's version in the same tmux
+ * command, and returns their lines, `-J`'s padding dropped where that tmux pads (see
+ * `unpadJoined`). Only the version is read as a record: the rest is pane text, whatever it holds.
+ */
+export async function captureLines(
+  socket: TmuxSocket,
+  captures: readonly string[],
+  options: { joined: boolean },
+): Promise<string[]> {
+  const output = await runTmux(socket, [
+    ...["display-message", "-p", formatOf(["version"]), THEN],
+    ...captures,
+  ]);
+  const { records, rest } = splitRecords(output, { count: 1 });
+  const lines = splitCapture(rest);
+  return options.joined ? unpadJoined(lines, parseVersion(records[0]?.[0] ?? "")) : lines;
+}
+
 /** Captures pane rows as lines. */
 export async function capturePane(
   socket: TmuxSocket,
   paneId: string,
   options: CaptureOptions = {},
 ): Promise<string[]> {
-  const join = options.join ?? true;
+  const joined = options.join ?? true;
   const args = ["capture-pane", "-p", "-t", paneId];
-  if (join) args.push("-J");
+  if (joined) args.push("-J");
   if (options.escapes) args.push("-e");
   args.push("-S", options.start == null ? "-" : String(options.start));
   if (options.end != null) args.push("-E", String(options.end));
-  // The version comes first in the same command: how -J pads lines depends on it.
-  const { records, rest } = splitRecords(
-    await runTmux(socket, [...["display-message", "-p", formatOf(["version"])], THEN, ...args]),
-  );
-  const version = parseVersion(records[0]?.[0] ?? "");
-  const lines = join ? unpadJoined(splitCapture(rest), version) : splitCapture(rest);
+  const lines = await captureLines(socket, args, { joined });
   if (options.end == null) {
     // Rows below the last written one are blank screen, not output.
     while (lines.length > 0 && lines.at(-1) === "") lines.pop();

@@ -41,16 +41,21 @@ export function formatOf(fields: readonly string[]): string {
 }
 
 /**
- * Splits tmux output made of records built by {@linkcode formatOf} (whatever their fields) into
- * their values, and returns the text after the last whole record (lines of other commands).
+ * Splits tmux output that begins with records built by {@linkcode formatOf} (whatever their
+ * fields) into their values; with `count`, only that many are read as records, and what follows
+ * them (another command's output: pane text, whatever it holds) is returned as it is.
  */
-export function splitRecords(output: string): { records: string[][]; rest: string } {
+export function splitRecords(
+  output: string,
+  options: { count?: number } = {},
+): { records: string[][]; rest: string } {
+  const count = options.count ?? Infinity;
   const records: string[][] = [];
   let fields: string[] = [];
   let value = "";
   let recordStart = 0;
   let i = 0;
-  while (i < output.length) {
+  while (i < output.length && records.length < count) {
     const c = output[i];
     if (c === "\\") {
       let run = 1;

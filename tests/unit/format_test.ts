@@ -37,6 +37,13 @@ Deno.test("parseRecords reads records whatever tmux's version did to their value
   assertEquals(parseRecords("", ["a"]), []);
 });
 
+Deno.test("splitRecords with a count leaves what follows as text, & and | included", () => {
+  assertEquals(splitRecords("3\\.4&\na & b|c\nd\\e&\n", { count: 1 }), {
+    records: [["3.4"]],
+    rest: "a & b|c\nd\\e&\n",
+  });
+});
+
 Deno.test("splitRecords hands back what follows the records", () => {
   assertEquals(splitRecords("a|b&\nc&\nrow 1\nrow 2\n"), {
     records: [["a", "b"], ["c"]],

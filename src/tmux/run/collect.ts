@@ -4,12 +4,10 @@
  * @module
  */
 
-import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { cellsOf, cutAtCursor, outputAfter, splitCapture, unpadJoined } from "../output.ts";
-import { formatOf, splitRecords } from "../format.ts";
-import { parseVersion } from "../version.ts";
+import { cellsOf, cutAtCursor, outputAfter } from "../output.ts";
+import { captureLines } from "../capture.ts";
 import { trimmedRows } from "../position.ts";
 import type { CallNames } from "./shell.ts";
 import type { RunOutput } from "./run_output.ts";
@@ -52,16 +50,11 @@ async function captureRows(socket: TmuxSocket, paneId: string, rows: Rows): Prom
   const capture = (from: string, to: number) => [
     ...["capture-pane", "-p", "-J", "-t", paneId, "-S", from, "-E", String(to)],
   ];
-  // The version comes first in the same command: how -J pads lines depends on it.
-  const args = [
-    ...["display-message", "-p", formatOf(["version"]), THEN],
-    ...capture(rows.from === null ? "-" : String(rows.from), rows.to),
-  ];
+  const args = capture(rows.from === null ? "-" : String(rows.from), rows.to);
   // A last line without its newline shares its row with whatever came next: capture that row too.
   const partial = rows.cursorX !== 0;
   if (partial) args.push(THEN, ...capture(String(rows.to), rows.to));
-  const { records, rest } = splitRecords(await runTmux(socket, args));
-  const lines = unpadJoined(splitCapture(rest), parseVersion(records[0]?.[0] ?? ""));
+  const lines = await captureLines(socket, args, { joined: true });
   if (!partial) return lines;
   const row = lines.pop() ?? "";
   return cutAtCursor(lines, row, rows.cursorX);
