@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type SocketAddress, socketKey } from "./exec.ts";
+import type { SocketAddress } from "./exec.ts";
 import type { RemoteLink } from "./remote_link.ts";
 import { whileNoClientConnects } from "./gate.ts";
 import { privateName } from "../names.ts";
@@ -36,10 +36,16 @@ const WATCHERS_MAX = 16;
  */
 const REMOTE_WATCHERS_MAX = 6;
 
+/** The pool's live watchers of one socket. */
+function watchersOf(socket: SocketAddress, pool: WatcherPool): Watcher[] {
+  // Keys begin with the socket's part (see keyOf).
+  const prefix = keyOf(socket, "");
+  return [...pool.live.values()].filter((watcher) => watcher.key.startsWith(prefix));
+}
+
 /** Makes room for one more watcher of the socket: false when all kept ones are in use. */
 async function makeRoom(socket: SocketAddress, pool: WatcherPool): Promise<boolean> {
-  const prefix = `${socketKey(socket)}\x00`;
-  const mine = [...pool.live.values()].filter((watcher) => watcher.key.startsWith(prefix));
+  const mine = watchersOf(socket, pool);
   if (mine.length < (socket.remote ? REMOTE_WATCHERS_MAX : WATCHERS_MAX)) return true;
   const idle = mine.filter((watcher) => watcher.users === 0)
     .sort((a, b) => a.lastUsed - b.lastUsed)[0];
@@ -119,8 +125,7 @@ export async function whilePaneHeld<T>(
     await previous;
     // A watcher starting now would follow the pane as it comes: it is paused once started.
     await Promise.allSettled([...pool.starting.values()]);
-    const prefix = `${socketKey(socket)}\x00`;
-    const mine = [...pool.live.values()].filter((w) => w.key.startsWith(prefix) && w.alive);
+    const mine = watchersOf(socket, pool).filter((watcher) => watcher.alive);
     await Promise.all(mine.map((watcher) => {
       watcher.followed.delete(paneId);
       pausePane(watcher, paneId, true);
@@ -135,16 +140,14 @@ export async function whilePaneHeld<T>(
 
 /** The socket's live watcher that nobody uses and has waited longest; undefined: none. */
 function leastRecentlyUsed(socket: SocketAddress, pool: WatcherPool): Watcher | undefined {
-  const prefix = `${socketKey(socket)}\x00`;
-  return [...pool.live.values()]
-    .filter((watcher) => watcher.key.startsWith(prefix) && watcher.alive && watcher.users === 0)
+  return watchersOf(socket, pool).filter((watcher) => watcher.alive && watcher.users === 0)
     .sort((a, b) => a.lastUsed - b.lastUsed)[0];
 }
 
 /**
- * Switches an idle watcher to another session (`switch-client` on its own input, which makes tmux
- * notify control clients, so through the gate); true once it has answered from there. What it knew
- * of the old session's line editors is dropped: it no longer sees them.
+ * Switches a watcher to another session (`switch-client` on its own input, which makes tmux
+ * notify control clients, so through the gate); true once it has answered from there, else it is
+ * ended. What it knew and followed of the old session is dropped, and its taps are lost.
  */
 async function repoint(
   socket: SocketAddress,
