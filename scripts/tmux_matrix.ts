@@ -21,6 +21,7 @@ const SUITES = [
   "tests/shells_test.ts",
   "tests/crash_stress_test.ts",
   "tests/format_roundtrip_test.ts",
+  "tests/orphan_test.ts",
 ];
 
 /**

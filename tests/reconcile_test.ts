@@ -90,6 +90,11 @@ Deno.test("a server killed mid-call (SIGKILL) leaves a pane the next server can 
       Deno.kill(first.serverPid, "SIGKILL");
       await call;
       await first.close();
+      // Its control clients (a command client, a watcher) leave with it: its guard ends them.
+      await until(
+        "the killed server's clients left",
+        async () => (await tmux.run("list-clients", "-F", "#{client_pid}")).trim() === "",
+      );
       const next = await startServer("stdio", { socketName: tmux.socketName });
       try {
         if (when === "while the command runs") {

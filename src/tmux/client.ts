@@ -9,6 +9,7 @@
 
 import { closeControlPool, type ControlPool, createControlPool } from "./transport/control.ts";
 import { createClientGates } from "./transport/gate.ts";
+import { closeOrphanGuards } from "./transport/orphan_guard.ts";
 import { closeWatcherPool } from "./transport/watcher_pool.ts";
 import { createWatcherPool, type WatcherPool } from "./transport/watcher.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
@@ -125,6 +126,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
         controls === null ? undefined : closeControlPool(controls),
         watchers === null ? undefined : closeWatcherPool(watchers),
       ]);
+      await closeOrphanGuards(gates.orphans);
       await remotes.close();
     },
   };

@@ -26,19 +26,22 @@ import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
 import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";
 import { commandsOf, QUERIES } from "./command_line.ts";
+import { createOrphanGuards, guard, markArgs, type OrphanGuards } from "./orphan_guard.ts";
 
-/** Per tmux server (by socket name): the queue starts and ends go through, and the notifying
- * commands under way. */
+/** Per tmux server (by socket name): the queue starts and ends go through, the notifying
+ * commands under way, and the guard that ends our clients should this process die. */
 export interface ClientGates {
   /** The queue of starts and ends, by socket. */
   readonly starts: KeyedLock;
   /** The notifying commands under way, by socket (see {@linkcode whileNoClientConnects}). */
   readonly notifying: Map<string, Set<Promise<unknown>>>;
+  /** Every client started here carries their mark (see orphan_guard.ts). */
+  readonly orphans: OrphanGuards;
 }
 
-/** Empty queues. */
+/** Empty queues, no guard yet. */
 export function createClientGates(): ClientGates {
-  return { starts: createKeyedLock(), notifying: new Map() };
+  return { starts: createKeyedLock(), notifying: new Map(), orphans: createOrphanGuards() };
 }
 
 /**
@@ -122,8 +125,9 @@ async function throughGate<T>(
 }
 
 /**
- * Starts `tmux -C <args>` and waits until it has written its first line; null when it exits (or
- * cannot be spawned) first. A client that never writes within {@linkcode START_MS} is ended.
+ * Starts `tmux -C <args>` (marked ours, its tmux server guarded: see orphan_guard.ts) and waits
+ * until it has written its first line; null when it exits (or cannot be spawned) first. A client
+ * that never writes within {@linkcode START_MS} is ended.
  */
 export function startClient(
   gates: ClientGates,
@@ -134,7 +138,8 @@ export function startClient(
     let child: Deno.ChildProcess;
     try {
       await socket.remote?.connect();
-      child = tmuxCommand(socket, ["-C", ...args], {
+      guard(gates.orphans, socket);
+      child = tmuxCommand(socket, [...markArgs(gates.orphans), "-C", ...args], {
         stdin: "piped",
         stdout: "piped",
         stderr: "null",
