@@ -114,6 +114,8 @@ export interface ServerOptions {
   port?: number;
   /** Extra HTTP headers the client sends (e.g. Authorization). */
   headers?: Record<string, string>;
+  /** Variables added to the server's environment. */
+  env?: Record<string, string>;
 }
 
 /** The program and arguments that start the server as `startServer` does. */
@@ -137,6 +139,7 @@ function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildPro
   return new Deno.Command(program, {
     args,
     cwd: options.cwd,
+    env: options.env,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -50,9 +50,15 @@ export function commandsOf(args: readonly string[]): string[][] {
   return commands;
 }
 
-/** Whether a command can go over the control connection: anything but NUL can be quoted. */
+/**
+ * Whether a command can go over the control connection: anything but NUL can be quoted, and
+ * anything but `new-session`, which gives the session the `update-environment` variables
+ * (SSH_AUTH_SOCK, DISPLAY...) of the client that runs it: a control client carries none (see
+ * `TmuxCommandOptions.path`), a spawned tmux ours.
+ */
 export function controlSafe(args: readonly string[]): boolean {
-  return args.every((arg) => arg === THEN || !arg.includes("\0"));
+  return args.every((arg) => arg === THEN || !arg.includes("\0")) &&
+    !commandsOf(args).some(([name]) => name === "new-session");
 }
 
 /**

@@ -53,6 +53,16 @@ export function tmuxArgs(socket: SocketAddress, args: readonly string[]): string
     : ["-u", "-L", socket.socketName, ...escaped];
 }
 
+/** Options for {@linkcode tmuxCommand}. */
+export interface TmuxCommandOptions {
+  /**
+   * The socket's path as tmux resolved it (see `socketPath`): the client is started with it
+   * (`-S`) and an empty environment. A client sends tmux its whole environment while it
+   * identifies, and a long-lived client of ours needs none of it. Ignored for a remote socket.
+   */
+  path?: string;
+}
+
 /**
  * The command that starts tmux for a socket: its argv, and `TMUX_TMPDIR` when the socket lives
  * under a directory of its own (clients start servers without the user's environment).
@@ -61,8 +71,17 @@ export function tmuxCommand(
   socket: SocketAddress,
   args: readonly string[],
   stdio: Pick<Deno.CommandOptions, "stdin" | "stdout" | "stderr">,
+  options: TmuxCommandOptions = {},
 ): Deno.Command {
   if (socket.remote) return socket.remote.command(tmuxArgs(socket, args), stdio);
+  if (options.path !== undefined) {
+    const local = { socketName: null };
+    return new Deno.Command("tmux", {
+      args: ["-S", options.path, ...tmuxArgs(local, args)],
+      clearEnv: true,
+      ...stdio,
+    });
+  }
   return new Deno.Command("tmux", {
     args: tmuxArgs(socket, args),
     ...stdio,

@@ -27,6 +27,7 @@ import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "./exec.ts"
 import { readLines, terminate } from "./lines.ts";
 import { commandsOf, QUERIES } from "./command_line.ts";
 import { createOrphanGuards, guard, markArgs, type OrphanGuards } from "./orphan_guard.ts";
+import { socketPath, type SocketPaths } from "./socket_path.ts";
 
 /** Per tmux server (by socket name): the queue starts and ends go through, the notifying
  * commands under way, and the guard that ends our clients should this process die. */
@@ -37,11 +38,18 @@ export interface ClientGates {
   readonly notifying: Map<string, Set<Promise<unknown>>>;
   /** Every client started here carries their mark (see orphan_guard.ts). */
   readonly orphans: OrphanGuards;
+  /** The paths of the local sockets clients were started on. */
+  readonly paths: SocketPaths;
 }
 
 /** Empty queues, no guard yet. */
 export function createClientGates(): ClientGates {
-  return { starts: createKeyedLock(), notifying: new Map(), orphans: createOrphanGuards() };
+  return {
+    starts: createKeyedLock(),
+    notifying: new Map(),
+    orphans: createOrphanGuards(),
+    paths: new Map(),
+  };
 }
 
 /**
@@ -125,7 +133,8 @@ async function throughGate<T>(
 }
 
 /**
- * Starts `tmux -C <args>` (marked ours, its tmux server guarded: see orphan_guard.ts) and waits
+ * Starts `tmux -C <args>` (marked ours, its tmux server guarded: see orphan_guard.ts; on this
+ * machine by the socket's path, without our environment: see socket_path.ts) and waits
  * until it has written its first line; null when it exits (or cannot be spawned) first. A client
  * that never writes within {@linkcode START_MS} is ended.
  */
@@ -138,12 +147,14 @@ export function startClient(
     let child: Deno.ChildProcess;
     try {
       await socket.remote?.connect();
-      guard(gates.orphans, socket);
+      const path = socket.remote ? undefined : await socketPath(gates.paths, socket);
+      if (path === null) return null;
+      guard(gates.orphans, socket, { path });
       child = tmuxCommand(socket, [...markArgs(gates.orphans), "-C", ...args], {
         stdin: "piped",
         stdout: "piped",
         stderr: "null",
-      }).spawn();
+      }, { path }).spawn();
     } catch {
       return null;
     }

@@ -15,7 +15,7 @@
  */
 
 import { THEN } from "./command_line.ts";
-import { type SocketAddress, socketKey, tmuxCommand } from "./exec.ts";
+import { type SocketAddress, socketKey, tmuxCommand, type TmuxCommandOptions } from "./exec.ts";
 
 /** The guards of one owner (see `TmuxClient`), and the mark its control clients carry. */
 export interface OrphanGuards {
@@ -56,7 +56,11 @@ function cleanup(mark: string): string {
  * server). A remote host's servers have none: a guard there would hold one of the few channels
  * its connection may open.
  */
-export function guard(guards: OrphanGuards, socket: SocketAddress): void {
+export function guard(
+  guards: OrphanGuards,
+  socket: SocketAddress,
+  options: TmuxCommandOptions = {},
+): void {
   const key = socketKey(socket);
   if (socket.remote || guards.running.has(key)) return;
   let child: Deno.ChildProcess;
