@@ -65,15 +65,9 @@ export function guard(
   if (socket.remote || guards.running.has(key)) return;
   let child: Deno.ChildProcess;
   try {
-    child = tmuxCommand(
-      socket,
-      ["load-buffer", "-", THEN, "run-shell", "-b", cleanup(guards.mark)],
-      {
-        stdin: "piped",
-        stdout: "null",
-        stderr: "null",
-      },
-    ).spawn();
+    const args = ["load-buffer", "-", THEN, "run-shell", "-b", cleanup(guards.mark)];
+    const stdio = { stdin: "piped", stdout: "null", stderr: "null" } as const;
+    child = tmuxCommand(socket, args, stdio, options).spawn();
   } catch {
     return; // No tmux to run: nothing can attach either.
   }
