@@ -284,6 +284,9 @@ function recordsOf(parameter: string): [string, string] {
  */
 export const KEYS_IGNORED = "trap '' INT QUIT TERM";
 
+/** zsh's err_return would return from our function at the subshell's failure: off within it. */
+const ZSH_LOCAL_NO_ERR_RETURN = '[ -z "${ZSH_VERSION-}" ] || setopt local_options no_err_return';
+
 /**
  * The function that runs one call in a pane's shell. It is defined in the typed line of a
  * shell's first call (nothing is evaluated from a buffer another tmux client could rewrite), so
@@ -293,8 +296,8 @@ export const KEYS_IGNORED = "trap '' INT QUIT TERM";
  * `h`, `p` leaves the command's pagers as they are (else {@linkcode PLAIN_PAGERS}) and `s` keeps
  * the typed line out of bash's history. Its body (a
  * second function, `<name>b`) runs in a subshell that:
- * - turns off tracing and a DEBUG trap (they would print the bookkeeping into the output) and
- *   errexit, and survives Ctrl-C, Ctrl-\ and SIGTERM, which end only the command;
+ * - turns off tracing, a DEBUG and an ERR trap (they would print the bookkeeping into the
+ *   output), errexit, nounset and zsh's err_return, and survives Ctrl-C, Ctrl-\ and SIGTERM, which end only the command;
  * - fetches a buffered command and runs it only if its hash matches;
  * - writes the start marker as an OSC 7 path (so `#{pane_path}`, and the byte stream, tell a
  *   started command from a line the shell never ran); every marker is preceded by ST, which ends
@@ -312,7 +315,8 @@ export const KEYS_IGNORED = "trap '' INT QUIT TERM";
  * trailer leaves the shell a status of 128 and more, and the run is ended for it: an end marker
  * `k<status>`, and in one tmux command, only while the running mark is still this call's, the
  * mark cleared and the status kept or signalled as a trailer does. A run never outlives the
- * shell's return to its prompt.
+ * shell's return to its prompt. The calling shell's errexit is off while the subshell runs (the
+ * subshell's failure would end the shell) and back after; under it the call returns 0.
  */
 export async function runFunction(socketPath: string): Promise<RunFunction> {
   const tmux = `command tmux -S ${shellQuote(socketPath)}`;
@@ -323,8 +327,9 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   const hashers = ["sha256sum", "shasum -a 256", "openssl dgst -sha256"]
     .map((tool) => `printf %s "$${command}" | command ${tool}`).join(" || ");
   const body = [
-    "set +exv",
-    `[ -z "\${BASH_VERSION-}\${ZSH_VERSION-}" ] || trap - DEBUG`,
+    "set +euvx",
+    `[ -z "\${BASH_VERSION-}\${ZSH_VERSION-}" ] || trap - DEBUG ERR`,
+    `[ -z "\${ZSH_VERSION-}" ] || unsetopt err_return`,
     "trap : INT QUIT TERM",
     `${command}=$6 ${status}= ${source}=$5`,
     `case $5 in h*) ` +
@@ -367,11 +372,15 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
     `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ; ` +
     `if-shell -F -t $3 '${drop}' 'set-option -p -u -t $3 @$2'"); ${marker("%s", '"$4"')}; }`,
+    // The shell's errexit (off while the run ran) comes back; a failure returned to it would
+    // end the user's shell, so under it the call returns 0.
+    `case $8 in *e*) set -e; return 0 ;; esac`,
     `return "$1"`,
   ];
   // The body is a function of its own, so a shell's job messages ("Stopped") name it briefly.
   const text = `${NAME}b() { ${body.join("; ")}; }; ` +
-    `${NAME}() { ( ${NAME}b "$@" ); ${guard.join("; ")}; }`;
+    `${NAME}() { ${ZSH_LOCAL_NO_ERR_RETURN}; set -- "$@" "$-"; set +e; ( ${NAME}b "$@" ); ` +
+    `${guard.join("; ")}; }`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
   return { name, definition: text.replaceAll(NAME, name) };
