@@ -81,11 +81,14 @@ const output = {
   timed_out: z.boolean().describe(
     "the wait hit effective_timeout: the command MAY STILL BE RUNNING; do not run it again",
   ),
-  started: z.boolean().describe(
-    "false: the command never started (see not_started_reason): not typed, or typed but not " +
-      "run by the shell (a continuation prompt took it)",
+  started: z.boolean().nullable().describe(
+    "false: the command never started and never will (see not_started_reason): not typed, or " +
+      "typed, not run by the shell, and withdrawn. null: UNKNOWN, typed but not run yet and it " +
+      "may still run: do not retry; wait_for_command collects it",
   ),
-  not_started_reason: z.string().nullable().describe("why it was not started, when it was not"),
+  not_started_reason: z.string().nullable().describe(
+    "why it was not started (started false), or why that is unknown (started null)",
+  ),
   no_status_reason: z.string().nullable().describe(
     "why exit_status is null although the run ended (its shell was replaced or killed, say)",
   ),
@@ -175,8 +178,11 @@ function shown(result: ToolRunResult): string {
 
 /** The summary line of a run result. */
 function summary(result: ToolRunResult): string {
-  const status = !result.started
+  const status = result.started === false
     ? `not started: ${result.not_started_reason}`
+    : result.started === null
+    ? `timed out after ${result.effective_timeout}s, start ${result.not_started_reason} ` +
+      `(run_id=${result.run_id})`
     : result.timed_out
     ? `timed out after ${result.effective_timeout}s; the command MAY STILL BE RUNNING ` +
       `(wait_for_command run_id=${result.run_id} collects it); if it waits for keys (a ` +
@@ -321,7 +327,9 @@ const shellOutput = {
   }).describe("the command's output"),
   elapsedSeconds: z.number().describe("time spent in the call"),
   effectiveTimeoutSeconds: z.number().describe("the timeout enforced, after the ceiling"),
-  started: z.boolean().describe("false: the command was never typed"),
+  started: z.boolean().nullable().describe(
+    "false: the command never ran and never will; null: unknown, it may still run",
+  ),
   linesMissed: z.boolean().describe("tmux's scrollback dropped output before it was read"),
   anchorLost: z.boolean().describe("the pane was respawned or its history cleared"),
 };
@@ -357,7 +365,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       });
     },
     text: renderRunResult,
-    failed: (result) => !result.started,
+    failed: (result) => result.started === false,
   }),
   defineTool({
     name: "wait_for_command",
@@ -486,6 +494,6 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         anchorLost: result.anchor_lost,
       };
     },
-    failed: (result) => !result.started,
+    failed: (result) => result.started === false,
   }),
 ];

@@ -101,7 +101,7 @@ function outcomeWord(outcome: PaneOutcome): string {
 
 /** The state of a run that ran. */
 function stateOf(result: RunResult): State {
-  if (!result.started) return "not_started";
+  if (result.started === false) return "not_started";
   if (result.timed_out) return "timed_out";
   if (result.exit_status === null) return "no_status";
   return result.exit_status === 0 ? "ok" : "nonzero";
@@ -177,7 +177,7 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
       ...base,
       state: stateOf(result),
       exit_status: result.exit_status,
-      run_id: result.started ? result.run_id : null,
+      run_id: result.started === false ? null : result.run_id,
       reason: result.not_started_reason ?? result.no_status_reason,
       output_group: group,
       output_total_lines: result.output_total_lines,

@@ -52,6 +52,11 @@ export interface RunRecord {
   typed: string;
   /** When the record was made, in ms since the epoch. */
   created: number;
+  /**
+   * The line was typed but the shell had not run it when its call gave up, and no running mark
+   * holds the pane for it: it may still start (wait_for_command waits for it all the same).
+   */
+  pending?: true;
 }
 
 /** The option value for a record. */
@@ -96,5 +101,6 @@ export function parseRecord(value: string): RunRecord | null {
     anchor: { history: anchor.history, y: anchor.y, x: anchor.x, pid: anchor.pid },
     typed: record.typed,
     created: record.created,
+    ...(record.pending === true ? { pending: true } : {}),
   };
 }

@@ -118,7 +118,9 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     not_started_reason: null,
   };
   const replaced = () => state.pane_dead === "1" || state.pane_pid !== String(record.anchor.pid);
-  const running = () => state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
+  // A pending run holds no mark: its line may still start, and its trailer signals all the same.
+  const running = () =>
+    record.pending === true || state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
   if (state[names.option] === "" && running() && !replaced()) {
     const waiter = waitChannel(socket, names.channel);
     const limits = { socket, paneId, timeout: request.timeout, signal };

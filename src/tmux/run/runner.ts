@@ -71,10 +71,15 @@ import { RunStream } from "./stream.ts";
 import { lineEditorState, type OutputTap, tapOutput, watcherCaughtUp } from "../transport/watch.ts";
 
 /** Why a line that was typed did not start within the timeout. */
-const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout: it " +
-  "is probably waiting at a continuation prompt (an unclosed quote or bracket) or was read as " +
-  "input by a program; it may still run if that input is completed, so look at the pane " +
+const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout, and " +
+  "it is withdrawn: it will not run. The shell is probably waiting at a continuation prompt (an " +
+  "unclosed quote or bracket), still starting, or a program read the line: look at the pane " +
   "(capture_pane) before retrying";
+
+/** Why a run whose line the shell has not run yet, and may, is neither started nor not. */
+const MAY_START = "unknown: the line was typed but the shell has not run it within the timeout " +
+  "(a shell still starting, a continuation prompt, or a program reading input took it), and it " +
+  "may still run: do not retry; collect run_id with wait_for_command, or look at the pane";
 
 /** Why a line the shell read did not run the function. */
 const UNREAD = "the shell read the line but did not run it: it lacks the run function and " +
@@ -418,6 +423,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         recorded: record !== null,
         waiter,
         functionMark,
+        withdrawable: launched === null && !inline,
         base,
         elapsed,
         followed: false,
@@ -473,6 +479,8 @@ interface RunContext {
   waiter: TmuxChild | null;
   /** The run function's mark for the pane's shell; null: a launcher ran the command. */
   functionMark: string | null;
+  /** The command reaches the shell only from its buffer, by its hash (deleting it withdraws it). */
+  withdrawable: boolean;
   base: Pick<RunResult, "pane_id" | "shell" | "run_id" | "effective_timeout"> & OutputFields;
   elapsed: () => number;
   /** Set when the run timed out and its stream is to be followed after the call. */
@@ -677,11 +685,8 @@ async function timedOut(
     await watcherCaughtUp(socket, { sessionId: context.sessionId });
     if (stream.done) return streamResult(context, stream);
   }
-  const record = encodeRecord({
-    anchor: context.anchor,
-    typed: context.typed,
-    created: Date.now(),
-  });
+  const written = { anchor: context.anchor, typed: context.typed, created: Date.now() };
+  const record = encodeRecord(written);
   const answer = await runTmux(socket, [
     ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
     ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
@@ -693,22 +698,30 @@ async function timedOut(
     // A lost stream says nothing of the shell (its watcher went away just after the line was
     // typed, say): the run is waited for by its record, never called not started.
     if (!started && outcome === "timeout") {
-      // The shell never ran the line (a continuation prompt or a program took it): no mark of
-      // ours stays; the shell may lack the function after all (it was re-executed, say), or be
-      // another than the one looked at.
+      // The shell has not run the line (a continuation prompt or a program took it, or the shell
+      // is still starting): no mark of ours holds the pane; the shell may lack the function after
+      // all (it was re-executed, say), or be another than the one looked at.
       runner.functions.delete(key);
       forgetPaneShell(runner.shells, socket, paneId);
+      // Withdrawn: the function runs a buffered command only from its buffer, now gone.
+      const withdrawn = await deleteUnfetched(call) && context.withdrawable;
+      const pending = encodeRecord({ ...written, pending: true });
       await runTmux(socket, [
         ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
-        ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
-        ...["set-option", "-p", "-u", "-t", paneId, names.record],
+        ...(withdrawn ? ["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN] : []),
+        ...(withdrawn
+          ? ["set-option", "-p", "-u", "-t", paneId, names.record]
+          : ["set-option", "-p", "-t", paneId, names.record, pending]),
       ]).catch(() => {});
-      await deleteUnfetched(call);
-      return {
-        ...await runningResult(context),
-        started: false,
-        not_started_reason: NEVER_STARTED,
-      };
+      if (withdrawn) {
+        return {
+          ...await runningResult(context),
+          started: false,
+          not_started_reason: NEVER_STARTED,
+        };
+      }
+      // The line may still run: its record stays for wait_for_command.
+      return { ...await runningResult(context), started: null, not_started_reason: MAY_START };
     }
     rememberFunction(runner, key, context.functionMark);
     // Records past keeping (and anything else stale) in this pane go now.

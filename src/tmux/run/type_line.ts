@@ -98,17 +98,29 @@ export async function releaseClaim(call: PaneCall, mark: string): Promise<void> 
   await deleteUnfetched(call);
 }
 
-/** Deletes the buffers of a call whose shell never fetched them. */
-export async function deleteUnfetched(call: PaneCall): Promise<void> {
-  await deleteBuffers(call.socket, [call.names.commandBuffer, call.names.pasteBuffer]);
+/**
+ * Deletes the buffers of a call whose shell never fetched them; true when the command's buffer
+ * was still there (the shell never fetched it, and finds nothing if it still runs the line).
+ */
+export async function deleteUnfetched(call: PaneCall): Promise<boolean> {
+  const [command] = await deleteBuffers(call.socket, [
+    call.names.commandBuffer,
+    call.names.pasteBuffer,
+  ]);
+  return command;
 }
 
-async function deleteBuffers(socket: TmuxSocket, buffers: readonly string[]): Promise<void> {
+/** Deletes each buffer; whether each was there to delete. */
+async function deleteBuffers(socket: TmuxSocket, buffers: readonly string[]): Promise<boolean[]> {
+  const deleted: boolean[] = [];
   for (const name of buffers) {
     try {
       await runTmux(socket, ["delete-buffer", "-b", name]);
+      deleted.push(true);
     } catch {
       // Already fetched and deleted by the shell, or the server is gone.
+      deleted.push(false);
     }
   }
+  return deleted;
 }

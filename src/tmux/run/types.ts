@@ -95,9 +95,12 @@ export interface RunResult extends OutputFields {
   timed_out: boolean;
   /** A remote host's link dropped during the call: the command may still be running. */
   transport_lost?: boolean;
-  /** False: the command never started (see not_started_reason). */
-  started: boolean;
-  /** Why the command was not started (when started is false). */
+  /**
+   * False: the command never started and never will (see not_started_reason). Null: unknown, the
+   * line was typed and may still run (wait_for_command collects it).
+   */
+  started: boolean | null;
+  /** Why the command was not started (started false), or why that is unknown (null). */
   not_started_reason: string | null;
   /** Why exit_status is null although the run ended (its shell was replaced, say). */
   no_status_reason: string | null;
