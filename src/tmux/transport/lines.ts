@@ -5,6 +5,7 @@
  * @module
  */
 
+import { abortable, ABORTED, deadline } from "../../async.ts";
 import { chunkReader } from "../../streams.ts";
 
 const NEWLINE = 0x0a;
@@ -34,12 +35,23 @@ export async function* readLines(
   }
 }
 
-/** Sends SIGTERM to a child that may already have exited, then waits until it is reaped. */
+/** How long a child may take to exit after SIGTERM before SIGKILL. */
+const KILL_AFTER_MS = 2000;
+
+/**
+ * Sends SIGTERM to a child that may already have exited, SIGKILL if it is still there a moment
+ * later (a stopped process takes no SIGTERM until it runs again), then waits until it is reaped.
+ */
 export async function terminate(child: Deno.ChildProcess): Promise<void> {
-  try {
-    child.kill("SIGTERM");
-  } catch {
-    // Already gone.
-  }
+  const signal = (name: Deno.Signal): void => {
+    try {
+      child.kill(name);
+    } catch {
+      // Already gone.
+    }
+  };
+  signal("SIGTERM");
+  using limit = deadline(KILL_AFTER_MS);
+  if (await abortable(child.status, limit.signal) === ABORTED) signal("SIGKILL");
   await child.status;
 }

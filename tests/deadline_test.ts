@@ -1,0 +1,57 @@
+// Nothing of ours waits without end on a tmux client that stopped answering (SIGSTOP: a debugger,
+// a machine paging hard). A stopped process takes no SIGTERM until it runs again: ending our own
+// clients waited for it for good, and so did the server's own exit.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { startServer, textOf } from "./helpers/mcp.ts";
+import { startTmux } from "./helpers/tmux.ts";
+
+/** Our control clients: the tmux children of the server process that attached with -C. */
+async function controlClients(serverPid: number): Promise<number[]> {
+  const ps = await new Deno.Command("ps", {
+    args: ["-o", "pid=,args=", "--ppid", String(serverPid)],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(ps.stdout).split("\n")
+    .filter((line) => / -C /.test(line))
+    .map((line) => Number(line.trim().split(" ")[0]));
+}
+
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("a server whose tmux clients are stopped still exits when asked, ending them", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  let clients: number[] = [];
+  try {
+    const ran = await conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: tmux.paneId, command: "echo hello" },
+    }) as CallToolResult;
+    assertEquals(ran.isError ?? false, false, textOf(ran));
+    clients = await controlClients(conn.serverPid);
+    assert(clients.length >= 2, `a command client and a watcher: ${clients}`);
+    for (const pid of clients) Deno.kill(pid, "SIGSTOP");
+    // End of input, then SIGTERM: the server ends its clients and exits. (Bounded only so that a
+    // hang fails the test instead of stalling the suite.)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exited = await Promise.race([
+      conn.close().then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 20_000)),
+    ]);
+    clearTimeout(timer);
+    if (!exited) Deno.kill(conn.serverPid, "SIGKILL");
+    assert(exited, "the server did not exit");
+    assertEquals(clients.filter(alive), [], "clients left running");
+  } finally {
+    for (const pid of clients.filter(alive)) Deno.kill(pid, "SIGKILL");
+    await tmux.close();
+  }
+});
