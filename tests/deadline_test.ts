@@ -2,9 +2,12 @@
 // a machine paging hard). A stopped process takes no SIGTERM until it runs again: ending our own
 // clients waited for it for good, and so did the server's own exit.
 
-import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { startServer, textOf } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
+
+/** Beyond its timeout, the most a call may take to answer. */
+const MARGIN_MS = 2000;
 
 /** Our control clients: the tmux children of the server process that attached with -C. */
 async function controlClients(serverPid: number): Promise<number[]> {
@@ -52,6 +55,50 @@ Deno.test("a server whose tmux clients are stopped still exits when asked, endin
     assertEquals(clients.filter(alive), [], "clients left running");
   } finally {
     for (const pid of clients.filter(alive)) Deno.kill(pid, "SIGKILL");
+    await tmux.close();
+  }
+});
+
+Deno.test("with the tmux server stopped, every call answers by its deadline, and works once it runs", async () => {
+  const tmux = await startTmux();
+  // A call without a timeout of its own is bounded by the ceiling: 5 s here.
+  const conn = await startServer("stdio", {
+    socketName: tmux.socketName,
+    extraArgs: ["--wait-max-seconds", "5"],
+  });
+  const server = Number((await tmux.run("display-message", "-p", "#{pid}")).trim());
+  try {
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const begun = Date.now();
+      const result = await conn.client.callTool({ name, arguments: args }, undefined, {
+        timeout: 120_000,
+      }) as CallToolResult;
+      return { result, ms: Date.now() - begun };
+    };
+    const warm = await call("run_command", { pane_id: tmux.paneId, command: "echo warm" });
+    assertEquals(warm.result.isError ?? false, false, textOf(warm.result));
+    Deno.kill(server, "SIGSTOP");
+    try {
+      for (
+        const [name, args, seconds] of [
+          ["run_command", { pane_id: tmux.paneId, command: "echo hello", timeout: 2 }, 2],
+          ["wait_for_text", { pane_id: tmux.paneId, patterns: ["never"], timeout: 2 }, 2],
+          ["capture_pane", { pane_id: tmux.paneId }, 5],
+        ] as const
+      ) {
+        const { result, ms } = await call(name, args);
+        assert(ms < seconds * 1000 + MARGIN_MS, `${name} answered after ${ms} ms`);
+        assertEquals(result.isError, true, `${name}: ${textOf(result)}`);
+        assertMatch(textOf(result), /^tmux_unavailable: /, name);
+      }
+    } finally {
+      Deno.kill(server, "SIGCONT");
+    }
+    const after = await call("run_command", { pane_id: tmux.paneId, command: "echo after" });
+    assertEquals(after.result.isError ?? false, false, textOf(after.result));
+    assertMatch(textOf(after.result), /after/);
+  } finally {
+    await conn.close();
     await tmux.close();
   }
 });

@@ -10,6 +10,7 @@ export { createTmuxClient, type TmuxClient, type TmuxClientOptions } from "./cli
 export type { TmuxSocket } from "./transport/socket.ts";
 export { LOCAL_HOST, parseRemote, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
 export { tmuxVersion } from "./transport/exec.ts";
+export { withCallDeadline } from "./call_deadline.ts";
 export { NAME_PREFIX } from "./names.ts";
 export {
   checkId,

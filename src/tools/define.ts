@@ -27,6 +27,8 @@ import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { toHex } from "../hex.ts";
+import { deadline } from "../async.ts";
+import { withCallDeadline } from "../tmux/mod.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -232,6 +234,19 @@ function callHost(args: Record<string, unknown>): string | undefined {
   return ofRun ?? given;
 }
 
+/** Beyond a call's own time, what its last tmux exchanges (a timed-out run's record) may take. */
+const CALL_MARGIN_MS = 1500;
+
+/**
+ * A call's deadline (see call_deadline.ts): its `deadline` or `timeout` argument, else the server's
+ * ceiling, at most the ceiling, and a margin.
+ */
+function callMilliseconds(args: Record<string, unknown>, config: ServerConfig): number {
+  const asked = [args.deadline, args.timeout].find((value) => typeof value === "number");
+  const seconds = Math.min(asked as number | undefined ?? Infinity, config.waitMaxSeconds);
+  return seconds * 1000 + CALL_MARGIN_MS;
+}
+
 /** Registers a tool (when the policy allows it) with error mapping and structured output. */
 export function registerSpec(server: McpServer, spec: AnyToolSpec, context: ToolContext): void {
   server.registerTool(spec.name, configOf(spec, context.config), async (
@@ -239,25 +254,28 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
     extra: Extra,
   ): Promise<CallToolResult> => {
     const started = Date.now();
-    const result = await guarded(async () => {
-      const socket = socketOf(context, {
-        socketName: args.socket_name as string | null | undefined,
-        host: callHost(args),
-      });
-      const target = await resolveTarget(spec.target, socket, args);
-      const value = await spec.run(args, { socket, target, context, extra });
-      const text = spec.text ? spec.text(value) : JSON.stringify(value);
-      return {
-        isError: spec.failed?.(value) ?? false,
-        content: [{
-          type: "text",
-          text: text.length > TEXT_MAX
-            ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
-            : text,
-        }],
-        structuredContent: value,
-      };
-    });
+    using limit = deadline(callMilliseconds(args, context.config), extra.signal);
+    const result = await guarded(() =>
+      withCallDeadline(limit.signal, async () => {
+        const socket = socketOf(context, {
+          socketName: args.socket_name as string | null | undefined,
+          host: callHost(args),
+        });
+        const target = await resolveTarget(spec.target, socket, args);
+        const value = await spec.run(args, { socket, target, context, extra });
+        const text = spec.text ? spec.text(value) : JSON.stringify(value);
+        return {
+          isError: spec.failed?.(value) ?? false,
+          content: [{
+            type: "text",
+            text: text.length > TEXT_MAX
+              ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
+              : text,
+          }],
+          structuredContent: value,
+        };
+      })
+    );
     if (context.config.audit) await audit(spec.name, args, result, Date.now() - started);
     return result;
   });

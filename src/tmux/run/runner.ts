@@ -4,6 +4,7 @@
  * @module
  */
 
+import { outsideCall } from "../call_deadline.ts";
 import { abortable, deadline, delay } from "../../async.ts";
 import { captureSince } from "../capture.ts";
 import { runTmux } from "../transport/command.ts";
@@ -432,7 +433,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     } finally {
       await waiter?.kill();
       if (tap !== null && context?.followed) {
-        follow(runner, { runId: base.run_id, stream: stream!, tap });
+        outsideCall(() => follow(runner, { runId: base.run_id, stream: stream!, tap }));
       } else if (tap !== null && stream?.done) {
         // The shell finishes just after the run's end: the tap stays to see it do so.
         const limit = deadline(SETTLE_MS);
@@ -446,7 +447,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         // A remote run's record goes after its result, in the background: a next call finds
         // it harmless (a quiet record keeps only this run's status), and stopping waits for it.
         if (context?.recorded) {
-          const cleared: Promise<void> = abortable(forgetQuietRecord(context), limit.signal)
+          const forgot = outsideCall(() => forgetQuietRecord(context!));
+          const cleared: Promise<void> = abortable(forgot, limit.signal)
             .then(() => void runner.inFlight.delete(cleared));
           runner.inFlight.add(cleared);
         }

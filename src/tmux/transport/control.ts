@@ -20,6 +20,7 @@ import {
   type StartedClient,
 } from "./gate.ts";
 import { privateName } from "../names.ts";
+import { withinCall } from "../call_deadline.ts";
 
 interface Pending {
   /** Blocks still to come: each command's, then the nonce's after it. */
@@ -233,12 +234,12 @@ export async function runControl(
     pending = connectControl(socket, { pool, onExit: () => pool.clients.delete(key) });
     pool.clients.set(key, pending);
   }
-  const control = await pending;
+  const control = await withinCall(pending, "a connection");
   if (control === null || !control.alive) {
     if (pool.clients.get(key) === pending) pool.clients.delete(key);
     return null;
   }
-  return await gated(socket, args, () => sendControl(control, args));
+  return await gated(socket, args, () => withinCall(sendControl(control, args), "a command"));
 }
 
 /** Sends a command line to a live control client and resolves with its output. */

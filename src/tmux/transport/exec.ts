@@ -9,6 +9,7 @@ import { terminate } from "./lines.ts";
 import { readAllText } from "../../streams.ts";
 import { commandsOf, controlLine, THEN } from "./command_line.ts";
 import type { RemoteLink } from "./remote_link.ts";
+import { callDeadline, checkCallDeadline, deadlineError, withinCall } from "../call_deadline.ts";
 
 /** Which tmux server to talk to. */
 export interface SocketAddress {
@@ -112,28 +113,41 @@ export async function spawnRun(
   options: RunTmuxOptions = {},
 ): Promise<string> {
   const { remote } = socket;
+  // The call's deadline ends the tmux process (or the remote one's ssh) it would wait for.
+  const signal = callDeadline();
   if (remote) {
-    return await remote.channel(() => remoteRun(socket, remote, { args, stdin: options.stdin }));
+    return await remote.channel(() =>
+      remoteRun(socket, remote, { args, stdin: options.stdin, signal })
+    );
   }
+  checkCallDeadline("a command");
   const command = tmuxCommand(socket, args, {
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   });
   let output: Deno.CommandOutput;
+  let child: Deno.ChildProcess;
   try {
-    if (options.stdin === undefined) {
-      output = await command.output();
-    } else {
-      const child = command.spawn();
-      const writer = child.stdin.getWriter();
-      await writer.write(encoder.encode(options.stdin));
-      await writer.close();
-      output = await child.output();
-    }
+    child = command.spawn();
   } catch (error) {
     throw spawnError(error);
   }
+  const stop = () => terminate(child);
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    if (options.stdin !== undefined) {
+      const writer = child.stdin.getWriter();
+      await writer.write(encoder.encode(options.stdin)).catch(() => {});
+      await writer.close().catch(() => {});
+    }
+    output = await child.output();
+  } catch (error) {
+    throw spawnError(error);
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+  if (signal?.aborted) throw deadlineError(signal, "a command");
   if (!output.success) {
     throw errorFromStderr(decoder.decode(output.stderr), args);
   }
@@ -251,8 +265,8 @@ async function remoteRun(
   link: RemoteLink,
   request: { args: readonly string[]; stdin?: string; signal?: AbortSignal },
 ): Promise<string> {
-  await link.connect();
-  if (request.signal?.aborted) throw new TmuxError("cancelled", "given up before it ran");
+  await (request.signal ? withinCall(link.connect(), "the host's connection") : link.connect());
+  if (request.signal?.aborted) throw deadlineError(request.signal, "a command");
   const commands = remoteCommands(request.args, request.stdin);
   const script = `${controlLine(commands).line}\n`;
   // As a local tmux would: only a command that makes a session starts a server.

@@ -28,6 +28,7 @@ import { readLines, terminate } from "./lines.ts";
 import { commandsOf, QUERIES } from "./command_line.ts";
 import { createOrphanGuards, guard, markArgs, type OrphanGuards } from "./orphan_guard.ts";
 import { socketPath, type SocketPaths } from "./socket_path.ts";
+import { checkCallDeadline, withinCall } from "../call_deadline.ts";
 
 /** Per tmux server (by socket name): the queue starts and ends go through, the notifying
  * commands under way, and the guard that ends our clients should this process die. */
@@ -75,7 +76,10 @@ export async function whileNoClientConnects<T>(
 ): Promise<T> {
   const key = socketKey(socket);
   // Whatever start or end is queued now goes first; one queued meanwhile goes first too.
-  for (let queued = gates.starts.get(key); queued; queued = gates.starts.get(key)) await queued;
+  for (let queued = gates.starts.get(key); queued; queued = gates.starts.get(key)) {
+    await withinCall(queued, "its turn");
+  }
+  checkCallDeadline("its turn");
   const running = gates.notifying.get(key) ?? new Set();
   gates.notifying.set(key, running);
   const job = work();
