@@ -67,7 +67,14 @@ Deno.test("our long-lived clients carry none of our environment; a session we cr
       .filter((line) => / -C /.test(line)).map((line) => line.trim().split(" ")[0]);
     assert(clients.length >= 2, `a command client and a watcher: ${clients}`);
     for (const pid of clients) {
-      assertEquals(await Deno.readTextFile(`/proc/${pid}/environ`), "", `client ${pid}`);
+      // ps e: the command, then its environment.
+      const shown = await new Deno.Command("ps", {
+        args: ["eww", "-o", "args=", "-p", pid],
+        stdout: "piped",
+      }).output();
+      const text = new TextDecoder().decode(shown.stdout);
+      assert(text.includes(" -C attach-session "), text);
+      assertEquals(text.includes("TMUX_MCP_TEST_SECRET"), false, `client ${pid}: ${text}`);
     }
   } finally {
     await conn.close();

@@ -38,7 +38,8 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   const run = await runFunction("/tmp/tmux-0/it's");
   assertMatch(run.name, /^__tmux_mcp_[0-9a-f]{8}$/);
   assert(run.definition.startsWith(`${run.name}b() { `));
-  assert(run.definition.includes(`; ${run.name}() { ( ${run.name}b "$@" ); `));
+  assert(run.definition.includes(`; ${run.name}() { `));
+  assert(run.definition.includes(`; set +e; ( ${run.name}b "$@" ); `));
   assert(run.definition.includes(String.raw`-S '/tmp/tmux-0/it'\''s'`));
   assert(!run.definition.includes("\n"), "the definition is typed: one line");
   assertEquals((await runFunction("/tmp/other")).name === run.name, false);
