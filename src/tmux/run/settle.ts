@@ -1,0 +1,364 @@
+/**
+ * The end stage of a run: its call's result from how the wait for it ended (its end marker, its
+ * channel, the timeout, a lost stream), and what that leaves in the pane: a record for a run that
+ * goes on, nothing for one that ended, a withdrawn line for one that never started.
+ *
+ * @module
+ */
+
+import { runTmux } from "../transport/command.ts";
+import { TmuxError } from "../errors.ts";
+import { THEN } from "../transport/command_line.ts";
+import type { TmuxChild } from "../transport/exec.ts";
+import { formatOf, parseRecords } from "../format.ts";
+import { collectOutput, screenFields } from "./collect.ts";
+import { idleState, reconcile } from "./preflight.ts";
+import { forgetPaneShell } from "./probe.ts";
+import { encodeRecord } from "./record.ts";
+import { linkDropped, transportLost } from "./link_lost.ts";
+import { deleteUnfetched } from "./type_line.ts";
+import { waitForRun } from "./resume.ts";
+import { killedReason, type RunEnd, RUNNING_OPTION } from "./shell.ts";
+import {
+  addOrphan,
+  forgetRun,
+  lockKey,
+  type PaneCall,
+  rememberEnd,
+  rememberFunction,
+  type Runner,
+} from "./state.ts";
+import {
+  type Anchor,
+  currentPosition,
+  NO_OUTPUT,
+  type OutputFields,
+  outputFields,
+  type RunRequest,
+  type RunResult,
+} from "./types.ts";
+import { keepLog, type RunOutput } from "./run_output.ts";
+import { readTrailer, type WaitOutcome } from "./wait.ts";
+import type { RunStream } from "./stream.ts";
+import { watcherCaughtUp } from "../transport/watch.ts";
+/** Why a line that was typed did not start within the timeout. */
+const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout, and " +
+  "it is withdrawn: it will not run. The shell is probably waiting at a continuation prompt (an " +
+  "unclosed quote or bracket), still starting, or a program read the line: look at the pane " +
+  "(capture_pane) before retrying";
+
+/** Why a run whose line the shell has not run yet, and may, is neither started nor not. */
+const MAY_START = "unknown: the line was typed but the shell has not run it within the timeout " +
+  "(a shell still starting, a continuation prompt, or a program reading input took it), and it " +
+  "may still run: do not retry; collect run_id with wait_for_command, or look at the pane";
+
+/** Why a run that ended has no exit status. */
+const NO_STATUS = {
+  replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
+  invalid: "the run's end marker carried no valid status",
+  lost: "the command ended as the call timed out, and its status did not arrive",
+};
+
+/** How long the stream may lag behind a trailer that has run. */
+const STREAM_END_MS = 2000;
+
+/** What settling a run needs. */
+export interface RunContext {
+  runner: Runner;
+  request: RunRequest;
+  call: PaneCall;
+  sessionId: string;
+  /** When the call started (ms since the epoch). */
+  started: number;
+  anchor: Anchor;
+  typed: string;
+  mark: string;
+  /** Where the run's lines go (its log, and the excerpt its result shows). */
+  output: RunOutput;
+  /** The run's byte stream, while it is followed; null: the server waits on the channel. */
+  stream: RunStream | null;
+  /** Its record was written as it was typed (a remote run): cleared when the call sees its end. */
+  recorded: boolean;
+  waiter: TmuxChild | null;
+  /** The run function's mark for the pane's shell; null: a launcher ran the command. */
+  functionMark: string | null;
+  /** The command reaches the shell only from its buffer, by its hash (deleting it withdraws it). */
+  withdrawable: boolean;
+  base: Pick<RunResult, "pane_id" | "shell" | "run_id" | "effective_timeout"> & OutputFields;
+  elapsed: () => number;
+  /** Set when the run timed out and its stream is to be followed after the call. */
+  followed: boolean;
+}
+
+/** Turns how the wait ended into the call's result. */
+export async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
+  const { runner, call, stream } = context;
+  const key = lockKey(call.socket, call.paneId);
+  switch (outcome) {
+    case "ended":
+      if (stream === null) return await waitedResult(context);
+      return streamResult(context, stream);
+    case "pane_gone":
+      await deleteUnfetched(call);
+      throw new TmuxError("not_found", `pane ${call.paneId} was closed while the command ran`);
+    case "shell_gone": {
+      const state = await idleState(call.socket, call.paneId, undefined).catch(() => null);
+      if (state !== null) await reconcile(call.socket, call.paneId, state).catch(() => false);
+      await forgetRun(call);
+      runner.functions.delete(key);
+      return {
+        ...finished(context),
+        ...(stream === null ? NO_OUTPUT : streamOutput(context, stream)),
+        no_status_reason: NO_STATUS.replaced,
+        anchor_lost: true,
+      };
+    }
+    case "aborted":
+      await context.waiter?.kill();
+      // The trailer of a waited run still signals and keeps its option: swept later. A streamed
+      // run, with no record, leaves nothing.
+      if (context.waiter !== null) addOrphan(runner, call);
+      await forgetQuietRecord(context);
+      await deleteUnfetched(call);
+      throw new TmuxError("cancelled", "run_command was cancelled");
+    case "timeout":
+      return await timedOut(context, outcome);
+    case "stream_lost":
+      // The stream went with the link: nothing more can be asked; the record stays for later.
+      if (context.recorded && await call.socket.remote?.dropped()) {
+        return transportLost(lostFields(context), call.socket);
+      }
+      try {
+        return await timedOut(context, outcome);
+      } catch (error) {
+        if (!context.recorded || !await linkDropped(call.socket, error)) throw error;
+        return transportLost(lostFields(context), call.socket);
+      }
+  }
+}
+
+/** What a run whose link dropped has to show: the output the stream brought. */
+function lostFields(context: RunContext): RunResult {
+  const { stream } = context;
+  return { ...finished(context), ...(stream === null ? NO_OUTPUT : streamOutput(context, stream)) };
+}
+
+/**
+ * Clears the record a remote run was typed with, and the status its trailer kept for it: the
+ * call saw the end (or gives up on a run it cancels). Before the trailer or after, it is the same:
+ * a trailer that finds no record drops the status itself.
+ */
+export async function forgetQuietRecord(context: RunContext): Promise<void> {
+  if (!context.recorded) return;
+  const { socket, paneId, names } = context.call;
+  await runTmux(socket, [
+    ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option],
+  ]).catch(() => {});
+}
+
+/** The fields of a run that ended (not timed out), before its status is known. */
+function finished(context: RunContext): RunResult {
+  return {
+    ...context.base,
+    exit_status: null,
+    timed_out: false,
+    started: true,
+    not_started_reason: null,
+    no_status_reason: null,
+    elapsed_seconds: context.elapsed(),
+  };
+}
+
+/** Output fields from the byte stream; what they do not show is kept for reading later. */
+function streamOutput(context: RunContext, stream: RunStream): OutputFields {
+  const excerpt = stream.excerpt();
+  return outputFields(excerpt, {
+    source: "stream",
+    linesMissed: false,
+    anchorLost: false,
+    alternateScreen: stream.alternateScreen,
+    invalidUtf8: stream.invalidUtf8,
+  }, { more: keepOutput(context, { ended: stream.done, shown: excerpt.totalLines }) });
+}
+
+/** Where a result of this run points for what it did not show. */
+function keepOutput(context: RunContext, run: { ended: boolean; shown: number }) {
+  return keepLog(context.runner.store, {
+    runId: context.base.run_id,
+    log: context.output.log,
+    ...run,
+  });
+}
+
+/** A result with how a run ended, as its trailer reported it. */
+function withEnd(result: RunResult, end: RunEnd | null): RunResult {
+  if (end === null) return { ...result, no_status_reason: NO_STATUS.invalid };
+  switch (end.kind) {
+    case "refused":
+      return { ...result, ...NO_OUTPUT, started: false, not_started_reason: end.reason };
+    case "killed":
+      return { ...result, no_status_reason: killedReason(end.status) };
+    case "exit":
+      return { ...result, exit_status: end.status };
+  }
+}
+
+/** The result of a run whose end marker came through the stream. */
+function streamResult(context: RunContext, stream: RunStream): RunResult {
+  const { runner, call } = context;
+  rememberFunction(runner, lockKey(call.socket, call.paneId), context.functionMark);
+  return withEnd({ ...finished(context), ...streamOutput(context, stream) }, stream.end ?? null);
+}
+
+/** The result of a waited run whose channel was signalled: its option, and the screen. */
+async function waitedResult(context: RunContext): Promise<RunResult> {
+  const { runner, call } = context;
+  const key = lockKey(call.socket, call.paneId);
+  rememberFunction(runner, key, context.functionMark);
+  const { trailer, now } = await readTrailer(call);
+  rememberEnd(runner, key, now);
+  const cut = await collectOutput({
+    ...call,
+    anchor: context.anchor,
+    typed: context.typed,
+    end: trailer.end_position,
+    now,
+  });
+  const more = keepOutput(context, { ended: true, shown: cut.lines.length });
+  return withEnd(
+    { ...finished(context), ...screenFields(cut, context.output, more) },
+    trailer.end,
+  );
+}
+
+const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
+
+/**
+ * The call's time is up (or, following the stream, the watcher went away). The run is recorded,
+ * and in the same tmux command its running mark is read: the trailer writes its status, clears
+ * the mark and looks for a record in one tmux command too, so exactly one of two things holds.
+ * Either the mark is still this run's: the trailer has not run, will find the record and keep
+ * its status for wait_for_command. Or the trailer ran first: the run has just ended.
+ */
+async function timedOut(
+  context: RunContext,
+  outcome: "timeout" | "stream_lost",
+): Promise<RunResult> {
+  const { runner, request, call, stream } = context;
+  const { socket, paneId, names } = call;
+  const key = lockKey(socket, paneId);
+  await context.waiter?.kill();
+  if (stream !== null && outcome === "timeout") {
+    // Output tmux has read is on its way: an end marker among it ends the call after all.
+    await watcherCaughtUp(socket, { sessionId: context.sessionId });
+    if (stream.done) return streamResult(context, stream);
+  }
+  const written = { anchor: context.anchor, typed: context.typed, created: Date.now() };
+  const record = encodeRecord(written);
+  const answer = await runTmux(socket, [
+    ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
+  ]);
+  const state = parseRecords(answer, TIMEOUT_FIELDS)[0];
+  if (state.pane_pid !== String(context.anchor.pid)) return await settle(context, "shell_gone");
+  if (state[RUNNING_OPTION] === context.mark) {
+    const started = stream?.started === true || state.pane_path === names.startMarker;
+    // A lost stream says nothing of the shell (its watcher went away just after the line was
+    // typed, say): the run is waited for by its record, never called not started.
+    if (!started && outcome === "timeout") {
+      // The shell has not run the line (a continuation prompt or a program took it, or the shell
+      // is still starting): no mark of ours holds the pane; the shell may lack the function after
+      // all (it was re-executed, say), or be another than the one looked at.
+      runner.functions.delete(key);
+      forgetPaneShell(runner.shells, socket, paneId);
+      // Withdrawn: the function runs a buffered command only from its buffer, now gone.
+      const withdrawn = await deleteUnfetched(call) && context.withdrawable;
+      const pending = encodeRecord({ ...written, pending: true });
+      await runTmux(socket, [
+        ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+        ...(withdrawn ? ["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN] : []),
+        ...(withdrawn
+          ? ["set-option", "-p", "-u", "-t", paneId, names.record]
+          : ["set-option", "-p", "-t", paneId, names.record, pending]),
+      ]).catch(() => {});
+      if (withdrawn) {
+        return {
+          ...await runningResult(context),
+          started: false,
+          not_started_reason: NEVER_STARTED,
+        };
+      }
+      // The line may still run: its record stays for wait_for_command.
+      return { ...await runningResult(context), started: null, not_started_reason: MAY_START };
+    }
+    rememberFunction(runner, key, context.functionMark);
+    // Records past keeping (and anything else stale) in this pane go now.
+    const fresh = await idleState(socket, paneId, undefined).catch(() => null);
+    if (fresh !== null) await reconcile(socket, paneId, fresh).catch(() => false);
+    const remaining = context.started + request.timeout * 1000 - Date.now();
+    if (outcome === "stream_lost" && remaining > 0) {
+      return await waitForRun(runner, {
+        socket,
+        runId: context.base.run_id,
+        timeout: request.timeout,
+        budget: request.budget,
+        signal: request.signal,
+        started: context.started,
+      });
+    }
+    return await runningResult(context);
+  }
+  // The trailer ran before the record was written: the run has just ended.
+  if (stream === null) {
+    const result = await waitedResult(context);
+    await forgetRun(call);
+    return result;
+  }
+  const ended = outcome === "timeout" &&
+    await stream.ended(AbortSignal.timeout(STREAM_END_MS));
+  await forgetRun(call);
+  if (ended) return streamResult(context, stream);
+  return {
+    ...finished(context),
+    ...streamOutput(context, stream),
+    no_status_reason: NO_STATUS.lost,
+  };
+}
+
+/**
+ * A timed-out result with the output so far: from the stream (which goes on being followed, and
+ * the run's log kept), else the screen.
+ */
+async function runningResult(context: RunContext): Promise<RunResult> {
+  const { runner, call, stream } = context;
+  let output: OutputFields;
+  if (stream !== null) {
+    output = streamOutput(context, stream);
+    runner.store.put(context.base.run_id, {
+      log: context.output.log,
+      ended: null,
+      shown: output.output_total_lines,
+      seen: stream,
+    });
+    context.followed = true;
+  } else {
+    const now = await currentPosition(call.socket, call.paneId);
+    const cut = await collectOutput({
+      ...call,
+      anchor: context.anchor,
+      typed: context.typed,
+      end: now,
+      now,
+    });
+    output = screenFields(
+      cut,
+      context.output,
+      keepOutput(context, {
+        ended: false,
+        shown: cut.lines.length,
+      }),
+    );
+  }
+  return { ...finished(context), ...output, timed_out: true };
+}
