@@ -19,6 +19,17 @@ export function withCallDeadline<T>(signal: AbortSignal, work: () => Promise<T>)
   return current.run(signal, work);
 }
 
+/** How long clearing up after a call that was cancelled (or ran out of time) may take. */
+const CLEANUP_MS = 5000;
+
+/**
+ * Runs `work`, the clearing up after a call that was cancelled or ran out of time, under a
+ * deadline of its own: the call's has passed, and would stop it before it starts.
+ */
+export function afterCall<T>(work: () => Promise<T>): Promise<T> {
+  return current.run(AbortSignal.timeout(CLEANUP_MS), work);
+}
+
 /** Runs `work` outside any call: background work that outlives the call that started it. */
 export function outsideCall<T>(work: () => T): T {
   return current.exit(work);

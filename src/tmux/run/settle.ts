@@ -7,6 +7,7 @@
  */
 
 import { runTmux } from "../transport/command.ts";
+import { afterCall } from "../call_deadline.ts";
 import { TmuxError } from "../errors.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxChild } from "../transport/exec.ts";
@@ -114,13 +115,7 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
       };
     }
     case "aborted":
-      await context.waiter?.kill();
-      // The trailer of a waited run still signals and keeps its option: swept later. A streamed
-      // run, with no record, leaves nothing.
-      if (context.waiter !== null) addOrphan(runner, call);
-      await forgetQuietRecord(context);
-      await deleteUnfetched(call);
-      throw new TmuxError("cancelled", "run_command was cancelled");
+      return await afterCall(() => cancelled(context));
     case "timeout":
       return await timedOut(context, outcome);
     case "stream_lost":
@@ -233,6 +228,41 @@ async function waitedResult(context: RunContext): Promise<RunResult> {
 }
 
 const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
+
+/**
+ * The call was cancelled, not its command, which may go on: it is recorded as a timed-out run is,
+ * so the busy text of the pane's next call and wait_for_command agree on it. A run that ended
+ * meanwhile leaves nothing: a waited run's trailer still signals and keeps its option, swept
+ * later; a streamed run's is gone with it.
+ */
+async function cancelled(context: RunContext): Promise<never> {
+  const { runner, call } = context;
+  const { socket, paneId, names } = call;
+  await context.waiter?.kill();
+  const record = encodeRecord({
+    anchor: context.anchor,
+    typed: context.typed,
+    created: Date.now(),
+  });
+  const answer = await runTmux(socket, [
+    ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
+  ]).catch(() => null);
+  const running = answer !== null &&
+    parseRecords(answer, TIMEOUT_FIELDS)[0][RUNNING_OPTION] === context.mark;
+  if (!running) {
+    if (context.waiter !== null) addOrphan(runner, call);
+    await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, names.record]).catch(() => {});
+    await forgetQuietRecord(context);
+    await deleteUnfetched(call);
+    throw new TmuxError("cancelled", "run_command was cancelled");
+  }
+  throw new TmuxError(
+    "cancelled",
+    "run_command was cancelled; its command may still be running: wait_for_command " +
+      `run_id=${context.base.run_id} collects it`,
+  );
+}
 
 /**
  * The call's time is up (or, following the stream, the watcher went away). The run is recorded,
