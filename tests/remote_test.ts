@@ -119,6 +119,28 @@ Deno.test("a remote run that timed out is collected by its run_id alone", async 
   });
 });
 
+Deno.test("a remote wait_for_command answers by its timeout while the run goes on, every time", async () => {
+  await withLab({}, async ({ conn, remote }) => {
+    const run = await ok(conn, "run_command", {
+      host: "lab",
+      pane_id: remote.paneId,
+      command: "sleep 6; echo done",
+      timeout: 1,
+    });
+    assertEquals(run.timed_out, true);
+    for (let i = 0; i < 2; i++) {
+      const begun = Date.now();
+      const waited = await ok(conn, "wait_for_command", { run_id: run.run_id, timeout: 1 });
+      const ms = Date.now() - begun;
+      assertEquals(waited.timed_out, true);
+      // The issue's bound: no call answers later than its timeout plus 2 s.
+      assert(ms < 1000 + 2000, `wait ${i} answered after ${ms} ms`);
+    }
+    const collected = await ok(conn, "wait_for_command", { run_id: run.run_id, timeout: 15 });
+    assertEquals([collected.exit_status, collected.output], [0, ["done"]]);
+  });
+});
+
 Deno.test("unknown host keys, refused keys and unreachable hosts are told apart, never prompted", async () => {
   await withLab({
     hosts: (sshd) => [

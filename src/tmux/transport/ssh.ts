@@ -15,6 +15,7 @@ import { randomHex } from "../../hex.ts";
 import { TmuxError } from "../errors.ts";
 import { readLines, terminate } from "./lines.ts";
 import type { RemoteLink } from "./remote_link.ts";
+import { withinCall } from "../call_deadline.ts";
 
 /** A remote host as the operator declared it. */
 export interface RemoteHost {
@@ -163,6 +164,12 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
   let up = false;
   let open = 0;
   const queued: (() => void)[] = [];
+  /** A short channel's slot passes straight to the next in line, or is given back. */
+  const release = (): void => {
+    const next = queued.shift();
+    if (next === undefined) open--;
+    else next();
+  };
 
   async function start(): Promise<void> {
     let child: Deno.ChildProcess;
@@ -248,15 +255,23 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
       });
     },
     async channel<T>(work: () => Promise<T>): Promise<T> {
-      if (open >= SHORT_CHANNELS) await new Promise<void>((resolve) => queued.push(resolve));
-      else open++;
+      if (open >= SHORT_CHANNELS) {
+        let turn!: () => void;
+        const given = new Promise<void>((resolve) => queued.push(turn = resolve));
+        try {
+          await withinCall(given, "a channel to the host");
+        } catch (error) {
+          // Given up in line: out of the queue, or, if the slot came meanwhile, passed on.
+          const at = queued.indexOf(turn);
+          if (at >= 0) queued.splice(at, 1);
+          else given.then(() => release());
+          throw error;
+        }
+      } else open++;
       try {
         return await work();
       } finally {
-        // The slot passes straight to the next in line, or is given back.
-        const next = queued.shift();
-        if (next === undefined) open--;
-        else next();
+        release();
       }
     },
     failure(code: number, stderr: string): TmuxError | null {
