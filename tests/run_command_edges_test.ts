@@ -27,17 +27,30 @@ for (const kind of ["stdio", "http"] as TransportKind[]) {
       );
       await until("the command started", async () => !(await idle(tmux, tmux.paneId)));
       controller.abort();
-      let rejected = false;
-      await call.catch(() => rejected = true);
-      assert(rejected, "the cancelled call resolved");
+      let error: unknown = null;
+      await call.catch((reason) => error = reason);
+      assert(error !== null, "the cancelled call resolved");
       await until(
         "the wait-for child is gone",
         async () => (await leftovers(tmux, conn.serverPid)).every((l) => !l.startsWith("child")),
       );
-      // The command itself goes on; its trailer must not hold the shell once it ends.
+      // The command itself goes on; its trailer must not hold the shell once it ends, and its
+      // run is kept for wait_for_command.
       await until("the command ended", () => idle(tmux, tmux.paneId));
       const after = await run(conn, { command: "echo after", pane_id: tmux.paneId });
       assertEquals([after.exit_status, after.output], [0, ["after"]]);
+      // The client hears nothing more of a call it cancelled; the pane's next call would name the
+      // run while it ran. Its record names it here.
+      const options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
+      const nonce = options.match(/^@tmux_mcp_run_([0-9a-f]+) /m)?.[1];
+      assert(nonce !== undefined, options);
+      const runId = `${tmux.paneId.slice(1)}.${nonce}`;
+      const collected = await conn.client.callTool({
+        name: "wait_for_command",
+        arguments: { run_id: runId, timeout: 5 },
+      }) as CallToolResult;
+      const end = collected.structuredContent as Record<string, unknown>;
+      assertEquals([end.exit_status, end.output], [0, ["late"]]);
       await assertNoLeftovers(tmux, conn.serverPid);
     });
   });

@@ -238,12 +238,13 @@ function callHost(args: Record<string, unknown>): string | undefined {
 const CALL_MARGIN_MS = 1500;
 
 /**
- * A call's deadline (see call_deadline.ts): its `deadline` or `timeout` argument, else the server's
- * ceiling, at most the ceiling, and a margin.
+ * A call's deadline (see call_deadline.ts): its `deadline` argument where it has one, else its
+ * `timeout`, else the server's ceiling; at most the ceiling; plus a margin.
  */
 function callMilliseconds(args: Record<string, unknown>, config: ServerConfig): number {
-  const asked = [args.deadline, args.timeout].find((value) => typeof value === "number");
-  const seconds = Math.min(asked as number | undefined ?? Infinity, config.waitMaxSeconds);
+  // A call with a deadline of its own (run_command_many) is bounded by it, else by the ceiling.
+  const asked = "deadline" in args ? args.deadline : args.timeout;
+  const seconds = Math.min(typeof asked === "number" ? asked : Infinity, config.waitMaxSeconds);
   return seconds * 1000 + CALL_MARGIN_MS;
 }
 

@@ -232,24 +232,27 @@ const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
 /**
  * The call was cancelled, not its command, which may go on: it is recorded as a timed-out run is,
  * so the busy text of the pane's next call and wait_for_command agree on it. A run that ended
- * meanwhile leaves nothing: a waited run's trailer still signals and keeps its option, swept
- * later; a streamed run's is gone with it.
+ * meanwhile, and one whose server is stopping, leave nothing: a waited run's trailer still
+ * signals and keeps its option, swept later; a streamed run's is gone with it.
  */
 async function cancelled(context: RunContext): Promise<never> {
   const { runner, call } = context;
   const { socket, paneId, names } = call;
   await context.waiter?.kill();
-  const record = encodeRecord({
-    anchor: context.anchor,
-    typed: context.typed,
-    created: Date.now(),
-  });
-  const answer = await runTmux(socket, [
-    ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
-    ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
-  ]).catch(() => null);
-  const running = answer !== null &&
-    parseRecords(answer, TIMEOUT_FIELDS)[0][RUNNING_OPTION] === context.mark;
+  let running = false;
+  if (!runner.stop.signal.aborted) {
+    const record = encodeRecord({
+      anchor: context.anchor,
+      typed: context.typed,
+      created: Date.now(),
+    });
+    const answer = await runTmux(socket, [
+      ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
+      ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
+    ]).catch(() => null);
+    running = answer !== null &&
+      parseRecords(answer, TIMEOUT_FIELDS)[0][RUNNING_OPTION] === context.mark;
+  }
   if (!running) {
     if (context.waiter !== null) addOrphan(runner, call);
     await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, names.record]).catch(() => {});
