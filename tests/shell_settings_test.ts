@@ -3,6 +3,7 @@
 
 import { assertEquals, type CallToolResult } from "./deps.ts";
 import { withServer } from "./helpers/mcp.ts";
+import { installed } from "./helpers/shells.ts";
 import { waitForPrompt } from "./helpers/tmux.ts";
 
 const SHELLS: Record<string, string> = {
@@ -17,12 +18,6 @@ const SETTINGS: Record<string, string> = {
   dash: "set -eu",
   zsh: "set -euo pipefail; setopt err_return; trap 'echo ERR-TRAP' ERR",
 };
-
-async function installed(name: string): Promise<boolean> {
-  const out = await new Deno.Command("sh", { args: ["-c", `command -v ${name}`], stdout: "null" })
-    .output();
-  return out.success;
-}
 
 for (const [name, command] of Object.entries(SHELLS)) {
   Deno.test({

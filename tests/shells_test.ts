@@ -3,18 +3,13 @@
 import { assertEquals, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { withServer } from "./helpers/mcp.ts";
+import { installed } from "./helpers/shells.ts";
 import { waitForPrompt } from "./helpers/tmux.ts";
 
 const SHELLS: Record<string, string> = {
   dash: "env PS1='$ ' dash",
   zsh: "env PS1='$ ' zsh -f",
 };
-
-async function installed(name: string): Promise<boolean> {
-  const out = await new Deno.Command("sh", { args: ["-c", `command -v ${name}`], stdout: "null" })
-    .output();
-  return out.success;
-}
 
 for (const [name, command] of Object.entries(SHELLS)) {
   Deno.test({

@@ -28,6 +28,7 @@ import {
   type RunPage,
   type RunRequest,
   type RunResult,
+  runSettled,
   stopRunner,
   waitForRun,
 } from "./run/mod.ts";
@@ -67,6 +68,11 @@ export interface TmuxClient {
   /** A page of a kept run's output (read_command_output). */
   readRunOutput(request: ReadRequest): RunPage;
   /**
+   * Resolves once the pane's last run (if one just ended) has settled, its shell at its prompt:
+   * before a cursor is taken or keys are typed.
+   */
+  settled(socket: TmuxSocket, paneId: string): Promise<void>;
+  /**
    * The address of one tmux server on this client: on `host` (default this machine's), its `-L`
    * name, or null for the default (a remote host's declared socket, else tmux's own).
    */
@@ -100,6 +106,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     runMany: (request) => runMany(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
     readRunOutput: (request) => readRunOutput(runner, request),
+    settled: (socket, paneId) => runSettled(runner, socket, paneId),
     socket(socketName, host = LOCAL_HOST): TmuxSocket {
       if (host === LOCAL_HOST) {
         return { socketName, tmpdir: options.tmpdir ?? null, controls, watchers, remote: null };

@@ -43,8 +43,9 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     },
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target }) {
+    async run(args, { socket, target, context }) {
       const text = args.text ?? null;
+      await context.tmux.settled(socket, target);
       const typed = await sendKeys(socket, target, { ...args, text });
       return {
         pane_id: typed.paneId,

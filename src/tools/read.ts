@@ -86,6 +86,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
       ...paneTextOutput,
     },
     async run(args, { socket, target, context }) {
+      await context.tmux.settled(socket, target);
       const since = await captureSince(socket, target, args.cursor ?? null);
       const budget = budgetOf(context, args);
       return {
@@ -234,6 +235,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
     async run(args, { socket, target, context, extra }) {
       const timeout = clampTimeout(context, args.timeout);
       const report = progressNotifier(extra, timeout);
+      await context.tmux.settled(socket, target);
       const found = await waitForText(socket, target, {
         patterns: args.patterns,
         stopPatterns: args.stop_patterns,

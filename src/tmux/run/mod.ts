@@ -17,7 +17,7 @@ export {
   type RunManyRequest,
 } from "./many.ts";
 export { type ResumeRequest, waitForRun } from "./resume.ts";
-export { createRunner, type Runner, stopRunner } from "./state.ts";
+export { createRunner, type Runner, runSettled, stopRunner } from "./state.ts";
 export { ordered, type OutputMore, type RunRequest, type RunResult } from "./types.ts";
 export { runIdHost } from "./record.ts";
 export { type ReadRequest, readRunOutput, type RunPage } from "./read_output.ts";

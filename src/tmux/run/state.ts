@@ -88,6 +88,19 @@ export function rememberFunction(runner: Runner, key: string, value: string | nu
   if (value !== null) runner.functions.set(key, value);
 }
 
+/**
+ * Resolves once the pane's last run has settled: its shell finished the run's bookkeeping and is
+ * drawing its prompt (bounded: see the runner's SETTLE_MS). A cursor taken before that would
+ * count the prompt as new output, and text typed before it would be echoed where the prompt goes.
+ */
+export async function runSettled(
+  runner: Runner,
+  socket: TmuxSocket,
+  paneId: string,
+): Promise<void> {
+  await runner.settling.get(lockKey(socket, paneId));
+}
+
 /** Remembers where a pane's last output ended, for the next call's wait for the prompt. */
 export function rememberEnd(runner: Runner, key: string, end: Position): void {
   runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });

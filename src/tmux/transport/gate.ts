@@ -28,7 +28,7 @@ import { readLines, terminate } from "./lines.ts";
 import { commandsOf, QUERIES } from "./command_line.ts";
 import { createOrphanGuards, guard, markArgs, type OrphanGuards } from "./orphan_guard.ts";
 import { socketPath, type SocketPaths } from "./socket_path.ts";
-import { checkCallDeadline, withinCall } from "../call_deadline.ts";
+import { checkCallDeadline, withCallDeadline, withinCall } from "../call_deadline.ts";
 
 /** Per tmux server (by socket name): the queue starts and ends go through, the notifying
  * commands under way, and the guard that ends our clients should this process die. */
@@ -118,6 +118,13 @@ const START_MS = 5000;
 /** How long an ended client may take to exit after its input closed, before SIGTERM. */
 const EXIT_MS = 1000;
 
+/**
+ * How long a start or an end may take in all, whatever call asked for it: the queue goes on for
+ * every later call, and an end's last command (see {@linkcode endClient}) must not be cut short by
+ * the deadline of the call that happened to start it (or of one long over: an idle watcher's end).
+ */
+const GATE_WORK_MS = START_MS + EXIT_MS + 4000;
+
 async function throughGate<T>(
   gates: ClientGates,
   socket: SocketAddress,
@@ -130,7 +137,7 @@ async function throughGate<T>(
     for (let running = gates.notifying.get(key); running; running = gates.notifying.get(key)) {
       await Promise.allSettled([...running]);
     }
-    return await work();
+    return await withCallDeadline(AbortSignal.timeout(GATE_WORK_MS), work);
   } finally {
     release();
   }
