@@ -15,7 +15,7 @@ import { formatOf, parseRecords } from "../format.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { idleState, reconcile } from "./preflight.ts";
 import { forgetPaneShell } from "./probe.ts";
-import { encodeRecord } from "./record.ts";
+import { encodeRecord, type RunRecord } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
 import { deleteUnfetched } from "./type_line.ts";
 import { waitForRun } from "./resume.ts";
@@ -230,6 +230,23 @@ async function waitedResult(context: RunContext): Promise<RunResult> {
 const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
 
 /**
+ * Records the run for wait_for_command and, in the same tmux command, reads its pane: whether the
+ * running mark is still the run's says which came first, this or the run's trailer (see
+ * {@linkcode timedOut}).
+ */
+async function recordRun(
+  context: RunContext,
+): Promise<{ written: RunRecord; state: Record<typeof TIMEOUT_FIELDS[number], string> }> {
+  const { socket, paneId, names } = context.call;
+  const written = { anchor: context.anchor, typed: context.typed, created: Date.now() };
+  const answer = await runTmux(socket, [
+    ...["set-option", "-p", "-t", paneId, names.record, encodeRecord(written), THEN],
+    ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
+  ]);
+  return { written, state: parseRecords(answer, TIMEOUT_FIELDS)[0] };
+}
+
+/**
  * The call was cancelled, not its command, which may go on: it is recorded as a timed-out run is,
  * so the busy text of the pane's next call and wait_for_command agree on it. A run that ended
  * meanwhile, and one whose server is stopping, leave nothing: a waited run's trailer still
@@ -239,20 +256,8 @@ async function cancelled(context: RunContext): Promise<never> {
   const { runner, call } = context;
   const { socket, paneId, names } = call;
   await context.waiter?.kill();
-  let running = false;
-  if (!runner.stop.signal.aborted) {
-    const record = encodeRecord({
-      anchor: context.anchor,
-      typed: context.typed,
-      created: Date.now(),
-    });
-    const answer = await runTmux(socket, [
-      ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
-      ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
-    ]).catch(() => null);
-    running = answer !== null &&
-      parseRecords(answer, TIMEOUT_FIELDS)[0][RUNNING_OPTION] === context.mark;
-  }
+  const recorded = runner.stop.signal.aborted ? null : await recordRun(context).catch(() => null);
+  const running = recorded?.state[RUNNING_OPTION] === context.mark;
   if (!running) {
     if (context.waiter !== null) addOrphan(runner, call);
     await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, names.record]).catch(() => {});
@@ -287,13 +292,7 @@ async function timedOut(
     await watcherCaughtUp(socket, { sessionId: context.sessionId });
     if (stream.done) return streamResult(context, stream);
   }
-  const written = { anchor: context.anchor, typed: context.typed, created: Date.now() };
-  const record = encodeRecord(written);
-  const answer = await runTmux(socket, [
-    ...["set-option", "-p", "-t", paneId, names.record, record, THEN],
-    ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
-  ]);
-  const state = parseRecords(answer, TIMEOUT_FIELDS)[0];
+  const { written, state } = await recordRun(context);
   if (state.pane_pid !== String(context.anchor.pid)) return await settle(context, "shell_gone");
   if (state[RUNNING_OPTION] === context.mark) {
     const started = stream?.started === true || state.pane_path === names.startMarker;
