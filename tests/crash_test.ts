@@ -34,7 +34,7 @@ async function burst(conn: Connection, panes: string[], round: number): Promise<
     const out = result.structuredContent as Json | undefined;
     assert(out !== undefined, textOf(result));
     if (i % 3 !== 0) assertEquals(out.output, [`b${round}p${i}`], JSON.stringify(out));
-    if (out.timed_out && out.started) timedOut.push(String(out.run_id));
+    if (out.timed_out && out.started !== false) timedOut.push(String(out.run_id));
   });
   return timedOut;
 }

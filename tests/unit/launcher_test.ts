@@ -82,6 +82,25 @@ Deno.test("the probe tells shells by their program, whatever name they give them
   assertEquals(shellFromProbe("/usr/bin/python3.11|python3"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/bash|fish"), { kind: "posix" });
   assertEquals(shellFromProbe("/usr/bin/pwsh|pwsh"), { kind: "unsupported", name: "pwsh" });
+  // A shell running a script reads no command line: what is typed is the script's input.
+  assertEquals(shellFromProbe("/usr/bin/dash|sh -c cat >> /tmp/x"), { kind: "other" });
+  assertEquals(shellFromProbe("/usr/bin/bash|bash -ec read -p x"), { kind: "other" });
+  assertEquals(shellFromProbe("/usr/bin/fish|fish --command read"), { kind: "other" });
+  assertEquals(shellFromProbe("/usr/bin/bash|bash -i -c x"), { kind: "posix" });
+  // rc has no job control: a child in its group has the terminal; fish's is background work.
+  assertEquals(shellFromProbe("child:/usr/bin/rc.byron|rc"), { kind: "other" });
+  assertEquals(shellFromProbe("/usr/bin/elvish|elvish -daemon -sock /tmp/s"), {
+    kind: "launched",
+    shell: { kind: "elvish", program: "/usr/bin/elvish", args: [] },
+  });
+  assertEquals(shellFromProbe("child:/usr/bin/fish|fish"), {
+    kind: "launched",
+    shell: { kind: "fish", program: "/usr/bin/fish", args: [] },
+  });
+  assertEquals(shellFromProbe("/usr/bin/fish|fish -C sleep -c"), {
+    kind: "launched",
+    shell: { kind: "fish", program: "/usr/bin/fish", args: [] },
+  });
   // Nothing to go by: the caller falls back to tmux's name.
   assertEquals(shellFromProbe(""), null);
   assertEquals(shellFromProbe("relative|fish"), null);

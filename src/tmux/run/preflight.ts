@@ -5,6 +5,7 @@
  * @module
  */
 
+import { clearStaleMark } from "./stale_mark.ts";
 import { runTmux } from "../transport/command.ts";
 import { delay } from "../../async.ts";
 import { THEN } from "../transport/command_line.ts";
@@ -37,6 +38,8 @@ const STATE_FIELDS = [
   "pane_path",
   "session_id",
   "version",
+  // 3.7 on; empty before.
+  "bracket_paste_flag",
   RUNNING_OPTION,
 ] as const;
 
@@ -168,4 +171,28 @@ export function ready(state: PaneState, lastEnd: Position | undefined): boolean 
   if (foreground(state) === "other" || isMarker(state.pane_path)) return false;
   return lastEnd === undefined || String(lastEnd.history) !== state.history_size ||
     String(lastEnd.y) !== state.cursor_y || String(lastEnd.x) !== state.cursor_x;
+}
+
+/**
+ * A pane's state for a new run: looked at until its shell is idle (bounded), its bookkeeping
+ * reconciled when it is not, and a running mark that outlived its run cleared.
+ */
+export async function stateForRun(
+  socket: TmuxSocket,
+  paneId: string,
+  lastEnd: Position | undefined,
+): Promise<PaneState> {
+  let state = await idleState(socket, paneId, lastEnd);
+  if (!ready(state, undefined) && await reconcile(socket, paneId, state)) {
+    state = await idleState(socket, paneId, undefined);
+  }
+  const marked = {
+    command: state.pane_current_command,
+    pid: state.pane_pid,
+    mark: state[RUNNING_OPTION],
+  };
+  if (marked.mark !== "" && await clearStaleMark(socket, paneId, marked)) {
+    state = await idleState(socket, paneId, undefined);
+  }
+  return state;
 }

@@ -30,12 +30,25 @@ function ambiguous(name: string): boolean {
 const PROBE_OPTION = `@${NAME_PREFIX}shell`;
 
 /**
+ * The probe's prefix when the shell holds the terminal and a child runs in its group: a shell
+ * without job control runs its programs there (other shells' background work may be there too).
+ */
+const CHILD = "child:";
+
+/** Shells that run their programs in their own process group: a child there has the terminal. */
+const NO_JOB_CONTROL = new Set(["rc"]);
+
+/**
  * Run by tmux's `if-shell` (expanded as a format first): the foreground process group's
  * executable and arguments, kept in a pane option that the same tmux command prints and removes.
  */
 const PROBE = "p=$(ps -o tpgid= -p #{pane_pid} 2>/dev/null); p=$(echo $p); " +
   '[ -n "$p" ] && [ "$p" -gt 0 ] 2>/dev/null || p=#{pane_pid}; ' +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); a=$(ps -o args= -p $p); " +
+  // A shell without job control (rc) runs its programs in its own process group: a child there
+  // has the terminal though the group is the shell's.
+  '[ "$p" != #{pane_pid} ] || ! ps -A -o ppid= -o pgid= 2>/dev/null | ' +
+  `awk -v p=$p '$1 == p && $2 == p { f = 1 } END { exit !f }' || e=${CHILD}$e; ` +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$e|$a"`;
 
 /** The longest probe answer looked at: a path and a command line. */
@@ -53,10 +66,14 @@ export function shellFromProbe(answer: string): PaneShell | null {
   if (answer.length > ANSWER_MAX) return null;
   const bar = answer.indexOf("|");
   if (bar < 0) return null;
-  const program = answer.slice(0, bar).trim();
+  const child = answer.startsWith(CHILD);
+  const program = answer.slice(child ? CHILD.length : 0, bar).trim();
   if (!EXECUTABLE.test(program)) return null;
   const base = programName(program);
-  const argv0 = programName(answer.slice(bar + 1).trim().split(/\s+/)[0] ?? "");
+  const args = answer.slice(bar + 1).trim().split(/\s+/);
+  const argv0 = programName(args[0] ?? "");
+  if (runsScript(args)) return { kind: "other" };
+  if (child && (NO_JOB_CONTROL.has(base) || NO_JOB_CONTROL.has(argv0))) return { kind: "other" };
   if (/^python[0-9.]*$/.test(base)) {
     return argv0 === "xonsh" || / \S*xonsh\b/.test(answer.slice(bar))
       ? { kind: "launched", shell: { kind: "xonsh", program, args: ["-m", "xonsh"] } }
@@ -69,6 +86,24 @@ export function shellFromProbe(answer: string): PaneShell | null {
   }
   const kind = fromName(base);
   return kind.kind === "other" ? null : kind;
+}
+
+/**
+ * Whether a shell's arguments make it run a script and exit (`sh -c`, `bash -ec`, `fish
+ * --command`) rather than read command lines: what is typed to it goes to whatever the script
+ * runs (a `read`, a program). Only the leading options count: a script's text is not looked into.
+ */
+function runsScript(args: string[]): boolean {
+  const options: string[] = [];
+  for (const arg of args.slice(1)) {
+    if (!arg.startsWith("-") || arg === "--") break;
+    options.push(arg);
+  }
+  // A cluster of a few one-letter options (`-ec`), not a long option with one dash (`-sock`).
+  const short = (letter: string) => (arg: string) =>
+    /^-[a-zA-Z]{1,3}$/.test(arg) && arg.includes(letter);
+  const script = options.some((arg) => /^--commands?$/.test(arg) || short("c")(arg));
+  return script && !options.some((arg) => arg === "--interactive" || short("i")(arg));
 }
 
 /** What a pane runs by its command name alone. */
@@ -93,6 +128,16 @@ export interface PaneShellOptions {
   /** The pane's `#{pane_pid}` and `#{pane_current_command}`. */
   panePid: string;
   command: string;
+  /**
+   * No watcher has seen whether the shell's line editor reads: a shell's name is all tmux shows
+   * of a script it runs (`sh -c 'read x'`), and a shell without job control (rc) looks the same
+   * with a program running. The process is looked at afresh when its name may be such a shell,
+   * or when tmux (3.7 on) says bracketed paste is off (`bracketPaste` "0": no line editor shows
+   * it reads; "" before 3.7).
+   */
+  readerUnknown?: boolean;
+  /** The pane's `#{bracket_paste_flag}`. */
+  bracketPaste?: string;
 }
 
 /** The key a pane's looked-at shell is cached under. */
@@ -110,9 +155,11 @@ export async function paneShell(
   options: PaneShellOptions,
 ): Promise<PaneShell> {
   const name = programName(options.command);
-  if (!ambiguous(name)) return fromName(name);
+  const look = options.readerUnknown === true &&
+    (ambiguous(name) || options.bracketPaste === "0");
+  if (!ambiguous(name) && !look) return fromName(name);
   const key = shellKey(socket, paneId, options);
-  const cached = options.cache.get(key);
+  const cached = look ? undefined : options.cache.get(key);
   if (cached !== undefined) return cached;
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
@@ -121,7 +168,8 @@ export async function paneShell(
     ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
   ]).catch(() => "");
   const shell = shellFromProbe(answer.trim()) ?? fromName(name);
-  options.cache.set(key, shell);
+  // A script ends, and the name may be a shell's again: only a shell is remembered.
+  if (shell.kind !== "other") options.cache.set(key, shell);
   return shell;
 }
 

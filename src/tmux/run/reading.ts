@@ -17,6 +17,14 @@ import { lineEditorState, watcherCaughtUp } from "../transport/watch.ts";
 const EDITOR_WAIT_MS = 1000;
 const EDITOR_STEP_MS = 5;
 
+/** Whether no watcher has seen if the pane's shell's line editor reads (see below). */
+export function lineEditorUnknown(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+): boolean {
+  return lineEditorState(socket, target) === "unknown";
+}
+
 /**
  * False when the pane's watcher saw its shell's line editor hand the terminal to a program (a
  * script at a `read` prompt, say) and not take it back; true when it reads, or nobody knows (no

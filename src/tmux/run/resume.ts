@@ -43,6 +43,10 @@ export interface ResumeRequest {
   started?: number;
 }
 
+/** Why a run whose line might have started never will. */
+const SUPERSEDED = "its line never ran, and never will: a later run_command in the pane started " +
+  "first, and the shell reads its input in order (the line was cleared, or a program read it)";
+
 /** Why a run that ended has no exit status, by what its pane shows. */
 const NO_STATUS = {
   replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
@@ -121,6 +125,23 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   // A pending run holds no mark: its line may still start, and its trailer signals all the same.
   const running = () =>
     record.pending === true || state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
+  if (
+    state[names.option] === "" && record.pending === true && !replaced() &&
+    runner.superseded.has(names.channel)
+  ) {
+    await forgetRun(call);
+    runner.superseded.delete(names.channel);
+    return {
+      ...base,
+      started: false,
+      not_started_reason: SUPERSEDED,
+      exit_status: null,
+      timed_out: false,
+      no_status_reason: null,
+      elapsed_seconds: elapsed(),
+      ...NO_OUTPUT,
+    };
+  }
   if (state[names.option] === "" && running() && !replaced()) {
     const waiter = waitChannel(socket, names.channel);
     const limits = { socket, paneId, timeout: request.timeout, signal };

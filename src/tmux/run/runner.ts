@@ -21,7 +21,7 @@ import { intField } from "../format.ts";
 import { acquire } from "../lock.ts";
 import { newNonce } from "../names.ts";
 import { checkSupported, parseVersion, verbatimPasteFlags } from "../version.ts";
-import { foreground, idleState, isMarker, ready, reconcile } from "./preflight.ts";
+import { foreground, isMarker, stateForRun } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { forgetPaneShell, paneShell } from "./probe.ts";
 import {
@@ -55,7 +55,7 @@ import { RunStream } from "./stream.ts";
 import { tapOutput } from "../transport/watch.ts";
 import { forgetQuietRecord, type RunContext, settle } from "./settle.ts";
 import { follow, streamEnd } from "./follow.ts";
-import { lineEditorReading } from "./reading.ts";
+import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
 /** Why a line the shell read did not run the function. */
 const UNREAD = "the shell read the line but did not run it: it lacks the run function and " +
   "did not take its definition, or a continuation prompt (an unclosed quote or here-document " +
@@ -153,11 +153,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   try {
     await runner.settling.get(key);
     await sweepOrphans(runner, socket, paneId);
-    let state = await idleState(socket, paneId, runner.lastEnds.get(key));
+    const state = await stateForRun(socket, paneId, runner.lastEnds.get(key));
     runner.lastEnds.delete(key);
-    if (!ready(state, undefined) && await reconcile(socket, paneId, state)) {
-      state = await idleState(socket, paneId, undefined);
-    }
     const version = parseVersion(state.version);
     checkSupported(version);
     if (state.pane_dead === "1") {
@@ -178,6 +175,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         cache: runner.shells,
         panePid: state.pane_pid,
         command: state.pane_current_command,
+        readerUnknown: lineEditorUnknown(socket, { sessionId: state.session_id, paneId }),
+        bracketPaste: state.bracket_paste_flag,
       })
       : null;
     if (kind === "unsupported_shell" || shell?.kind === "unsupported") {
@@ -215,10 +214,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     });
     if (kind === "other" || shell?.kind === "other") {
       return notTyped(
-        running === ""
-          ? `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
-            "not an idle shell"
-          : busyWith(request, running, "an earlier run_command"),
+        running !== ""
+          ? busyWith(request, running, "an earlier run_command")
+          : `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
+            "not an idle shell (a program or a shell's script has the terminal and would take " +
+            "the line as its input)",
       );
     }
     if (

@@ -22,12 +22,14 @@ import { waitForRun } from "./resume.ts";
 import { killedReason, type RunEnd, RUNNING_OPTION } from "./shell.ts";
 import {
   addOrphan,
+  addPending,
   forgetRun,
   lockKey,
   type PaneCall,
   rememberEnd,
   rememberFunction,
   type Runner,
+  supersedePending,
 } from "./state.ts";
 import {
   type Anchor,
@@ -91,8 +93,17 @@ export interface RunContext {
   followed: boolean;
 }
 
-/** Turns how the wait ended into the call's result. */
+/**
+ * Turns how the wait ended into the call's result. A run that started supersedes the runs of the
+ * pane that might still have started.
+ */
 export async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
+  const result = await settleOutcome(context, outcome);
+  if (result.started === true) supersedePending(context.runner, context.call);
+  return result;
+}
+
+async function settleOutcome(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
   const { runner, call, stream } = context;
   const key = lockKey(call.socket, call.paneId);
   switch (outcome) {
@@ -322,6 +333,7 @@ async function timedOut(
         };
       }
       // The line may still run: its record stays for wait_for_command.
+      addPending(runner, call);
       return { ...await runningResult(context), started: null, not_started_reason: MAY_START };
     }
     rememberFunction(runner, key, context.functionMark);

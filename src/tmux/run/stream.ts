@@ -204,7 +204,11 @@ export class RunStream {
   #watchUnread(text: string): void {
     const window = this.#before = (this.#before + text).slice(-BEFORE_MAX);
     const lacksFunction = this.#missing.some((said) => window.includes(said));
-    if (!this.#readsAgain(text) && !lacksFunction) return;
+    // A launched shell's editor may read again around the program it starts (nu was seen to),
+    // so only a called function's line is judged by it; a launcher's line unread is withdrawn
+    // at its timeout.
+    const readsAgain = this.#missing.length > 0 && this.#readsAgain(text);
+    if (!readsAgain && !lacksFunction) return;
     this.#unread = { lacksFunction };
     this.#phase = "after";
     this.#isSettled = true;
