@@ -34,10 +34,13 @@ const FIXED_SEED = 490027146;
 const ASKED = Deno.env.get("TMUX_MCP_SEED");
 const SEED = ASKED === "random" ? Math.floor(Math.random() * 1e9) : Number(ASKED ?? FIXED_SEED);
 const SEQUENCES = Number(Deno.env.get("TMUX_MCP_SEQUENCES") ?? 10);
+const KEEP_GOING = Deno.env.get("TMUX_MCP_KEEP_GOING") !== undefined;
 const PRELUDES = ["none", "none", "set -e", "reader", "slow start"] as const;
 
 /** What the runs of one transport did, for the summary line. */
 interface Tally {
+  /** Sequences that failed, when TMUX_MCP_KEEP_GOING asks to run them all. */
+  failures: string[];
   sequences: number;
   shells: Map<string, number>;
   events: Map<string, number>;
@@ -124,21 +127,24 @@ async function backToPrompt(state: State, pid: string): Promise<void> {
       // Gone.
     }
   }
-  // The reader the sequence started ends as its user would end it (xonsh has its C-c ignored).
-  await new Deno.Command("pkill", { args: ["-f", `cat >> ${state.home}/read`] }).output();
+  // The reader the sequence started ends as its user would end it (xonsh has its C-c ignored):
+  // its cat first (its arguments do not name the file), then its sh.
+  const readers = (await output("pgrep", ["-f", `cat >> ${state.home}/read`])).split("\n")
+    .filter((line) => line !== "");
+  for (const reader of readers) await output("pkill", ["-P", reader]);
+  for (const reader of readers) await output("kill", [reader]);
+  // The pane goes with its shell: that fails the sequence, not the harness.
+  const tmux = (...args: string[]) =>
+    state.world.tmux.run(...args).catch(() => {
+      throw new SequenceFailure(`the pane's shell exited\nsteps:\n${state.log.join("\n")}`);
+    });
   for (let i = 0; i < 40; i++) {
-    const shown = await state.world.tmux.run(
-      "display-message",
-      "-p",
-      "-t",
-      state.pane,
-      "#{pane_current_command}",
-    );
+    const shown = await tmux("display-message", "-p", "-t", state.pane, "#{pane_current_command}");
     if (shown.trim() === state.shell.shown && await shellIdle(pid)) return;
-    await state.world.tmux.run("send-keys", "-t", state.pane, "C-c");
+    await tmux("send-keys", "-t", state.pane, "C-c");
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  const screen = await state.world.tmux.run("capture-pane", "-p", "-t", state.pane);
+  const screen = await tmux("capture-pane", "-p", "-t", state.pane);
   const processes = await output("ps", ["-o", "pid,ppid,stat,args", "--ppid", pid, "-p", pid]);
   throw new SequenceFailure(
     `the pane never came back to its shell\n${screen.trimEnd()}\n${processes}\n` +
@@ -176,7 +182,8 @@ async function check(state: State, pid: string): Promise<number> {
       : `; wait_for_command on it: ${
         textOf(await call(state, "wait_for_command", { run_id: busy, timeout: 1 }))
       }`;
-    fail(`the next run_command at the prompt failed: ${textOf(final)}${wait}`);
+    const screen = await state.world.tmux.run("capture-pane", "-p", "-t", state.pane);
+    fail(`the next run_command at the prompt failed: ${textOf(final)}${wait}\n${screen.trimEnd()}`);
   }
   for (const run of state.runs) {
     if (run.runId === null || run.collected) continue;
@@ -213,8 +220,11 @@ async function sequence(world: World, seed: number, shells: string[], tally: Tal
   );
   const home = await Deno.makeTempDir({ prefix: "tmux-mcp-interrupt-" });
   const where = world.host ?? "local";
+  let pane: string | null = null;
   try {
-    const { pane, pid } = await startPane(world, shell, prelude, home);
+    const started = await startPane(world, shell, prelude, home);
+    pane = started.pane;
+    const pid = started.pid;
     const state: State = {
       world,
       rng,
@@ -228,7 +238,6 @@ async function sequence(world: World, seed: number, shells: string[], tally: Tal
     const steps = rng.int(3, 7);
     for (let i = 0; i < steps; i++) await step(state);
     tally.checks += await check(state, pid);
-    await world.tmux.run("kill-pane", "-t", pane);
     tally.sequences++;
     count(tally.shells, name);
     count(tally.events, prelude);
@@ -243,6 +252,7 @@ async function sequence(world: World, seed: number, shells: string[], tally: Tal
     }
     throw error;
   } finally {
+    if (pane !== null) await world.tmux.run("kill-pane", "-t", pane).catch(() => {});
     await until(
       "the sequence's home is removed",
       () => Deno.remove(home, { recursive: true }).then(() => true, () => false),
@@ -258,6 +268,29 @@ async function shellsHere(): Promise<string[]> {
   return found;
 }
 
+/**
+ * Runs `count` sequences from SEED on; with TMUX_MCP_KEEP_GOING set, a failed one is noted and
+ * the rest still run (to survey what a seed range finds), and all failures are thrown at the end.
+ */
+async function sequences(
+  world: World,
+  count: number,
+  shells: string[],
+  tally: Tally,
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    try {
+      await sequence(world, SEED + i, shells, tally);
+    } catch (error) {
+      if (!KEEP_GOING || !(error instanceof SequenceFailure)) throw error;
+      // The replay line, what failed, and the sequence's shell and prelude.
+      const [replay, what, , setup] = error.message.split("\n");
+      tally.failures.push([replay, what.slice(0, 300), setup].join("\n  "));
+    }
+  }
+  if (tally.failures.length > 0) throw new Error(tally.failures.join("\n"));
+}
+
 function summary(where: string, tally: Tally): string {
   const list = (map: Map<string, number>) =>
     [...map].map(([key, value]) => `${key} ${value}`).join(", ");
@@ -267,7 +300,7 @@ function summary(where: string, tally: Tally): string {
 }
 
 function newTally(): Tally {
-  return { sequences: 0, shells: new Map(), events: new Map(), checks: 0 };
+  return { failures: [], sequences: 0, shells: new Map(), events: new Map(), checks: 0 };
 }
 
 const SERVER_ARGS = ["--wait-max-seconds", String(WAIT_MAX_SECONDS)];
@@ -282,9 +315,7 @@ Deno.test("randomized interruptions keep every invariant (local panes)", async (
       extraArgs: SERVER_ARGS,
     });
     try {
-      for (let i = 0; i < SEQUENCES; i++) {
-        await sequence({ conn, tmux }, SEED + i, shells, tally);
-      }
+      await sequences({ conn, tmux }, SEQUENCES, shells, tally);
     } finally {
       await conn.close();
     }
@@ -314,9 +345,7 @@ Deno.test("randomized interruptions keep every invariant (panes over ssh)", asyn
     });
     try {
       const count = Math.max(1, Math.ceil(SEQUENCES / 2));
-      for (let i = 0; i < count; i++) {
-        await sequence({ conn, tmux: remote, host: "lab", sshd }, SEED + i, shells, tally);
-      }
+      await sequences({ conn, tmux: remote, host: "lab", sshd }, count, shells, tally);
     } finally {
       await conn.close();
     }

@@ -87,7 +87,8 @@ Deno.test("the probe tells shells by their program, whatever name they give them
   assertEquals(shellFromProbe("/usr/bin/bash|bash -ec read -p x"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/fish|fish --command read"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/bash|bash -i -c x"), { kind: "posix" });
-  // rc has no job control: a child in its group has the terminal; fish's is background work.
+  // rc and elvish have no job control: a child in their group has the terminal; fish's there is
+  // background work.
   assertEquals(shellFromProbe("child:/usr/bin/rc.byron|rc"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/elvish|elvish -daemon -sock /tmp/s"), {
     kind: "launched",

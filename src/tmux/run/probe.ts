@@ -36,7 +36,7 @@ const PROBE_OPTION = `@${NAME_PREFIX}shell`;
 const CHILD = "child:";
 
 /** Shells that run their programs in their own process group: a child there has the terminal. */
-const NO_JOB_CONTROL = new Set(["rc"]);
+const NO_JOB_CONTROL = new Set(["rc", "elvish"]);
 
 /**
  * Run by tmux's `if-shell` (expanded as a format first): the foreground process group's
@@ -45,8 +45,8 @@ const NO_JOB_CONTROL = new Set(["rc"]);
 const PROBE = "p=$(ps -o tpgid= -p #{pane_pid} 2>/dev/null); p=$(echo $p); " +
   '[ -n "$p" ] && [ "$p" -gt 0 ] 2>/dev/null || p=#{pane_pid}; ' +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); a=$(ps -o args= -p $p); " +
-  // A shell without job control (rc) runs its programs in its own process group: a child there
-  // has the terminal though the group is the shell's.
+  // A shell without job control (rc, elvish) runs its programs in its own process group: a
+  // child there has the terminal though the group is the shell's.
   '[ "$p" != #{pane_pid} ] || ! ps -A -o ppid= -o pgid= 2>/dev/null | ' +
   `awk -v p=$p '$1 == p && $2 == p { f = 1 } END { exit !f }' || e=${CHILD}$e; ` +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$e|$a"`;

@@ -16,14 +16,17 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { classifyProcess, markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
 
 /**
- * Run by tmux's `if-shell` (expanded as a format first), on the tmux server's host: true when the
- * pane's shell has no child process at all (a command of a run, our trailer's tmux, a launcher:
- * each is a child while it lives) and the terminal's foreground group is the shell's or has no
- * process left (xonsh was seen to leave it on a job it had interrupted).
+ * Run by tmux's `if-shell` (expanded as a format first), on the tmux server's host: true when
+ * nothing but the pane's shell is in its terminal's foreground group (a command of a run, our
+ * trailer's tmux or a launcher each is while it lives; xonsh was seen to leave the group of a job
+ * it interrupted, empty), and no child of the shell is in the shell's own group (where a shell
+ * without job control, rc or elvish, runs its programs). Background jobs and daemons, in groups
+ * of their own, do not count.
  */
 const SHELL_IDLE = "p=#{pane_pid}; t=$(ps -o tpgid= -p $p 2>/dev/null); t=$(echo $t); " +
-  '[ -n "$t" ] && ! pgrep -P $p >/dev/null 2>&1 && ' +
-  '{ [ "$t" = "$p" ] || ! ps -A -o pgid= 2>/dev/null | grep -qx " *$t"; }';
+  '[ -n "$t" ] && ps -A -o pid= -o ppid= -o pgid= 2>/dev/null | ' +
+  "awk -v p=$p -v t=$t '$1 != p && ($3 == t || ($2 == p && $3 == p)) { f = 1 } " +
+  "END { exit f }'";
 
 /** How far apart the two looks are: a shell about to read a line just typed has read it by then. */
 const SECOND_LOOK_MS = 300;
