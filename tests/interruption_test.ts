@@ -51,6 +51,10 @@ function count(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
+async function pause(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 async function output(program: string, args: string[]): Promise<string> {
   const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" }).output();
   return new TextDecoder().decode(out.stdout);
@@ -138,11 +142,15 @@ async function backToPrompt(state: State, pid: string): Promise<void> {
     state.world.tmux.run(...args).catch(() => {
       throw new SequenceFailure(`the pane's shell exited\nsteps:\n${state.log.join("\n")}`);
     });
+  const idle = async () =>
+    (await tmux("display-message", "-p", "-t", state.pane, "#{pane_current_command}")).trim() ===
+      state.shell.shown && await shellIdle(pid);
   for (let i = 0; i < 40; i++) {
-    const shown = await tmux("display-message", "-p", "-t", state.pane, "#{pane_current_command}");
-    if (shown.trim() === state.shell.shown && await shellIdle(pid)) return;
+    // Idle at two looks apart: lines typed while the shell started (withdrawn ones too) run
+    // one after another, the shell idle for a moment between them.
+    if (await idle() && await pause(500).then(idle)) return;
     await tmux("send-keys", "-t", state.pane, "C-c");
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await pause(250);
   }
   const screen = await tmux("capture-pane", "-p", "-t", state.pane);
   const processes = await output("ps", ["-o", "pid,ppid,stat,args", "--ppid", pid, "-p", pid]);

@@ -124,7 +124,8 @@ async function runCommand(state: State, timeout: number, signal?: AbortSignal): 
     if (out === undefined) return;
     run.runId = out.run_id as string | null;
     run.started = out.started as boolean | null;
-    run.collected = out.timed_out !== true;
+    // A run that ended, or never started, has nothing left to collect.
+    run.collected = out.timed_out !== true || run.started === false;
   } catch (error) {
     if (signal?.aborted !== true) throw error;
     state.log.push("  -> cancelled");

@@ -87,8 +87,11 @@ Deno.test("the probe tells shells by their program, whatever name they give them
   assertEquals(shellFromProbe("/usr/bin/bash|bash -ec read -p x"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/fish|fish --command read"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/bash|bash -i -c x"), { kind: "posix" });
-  // rc and elvish have no job control: a child in their group has the terminal; fish's there is
-  // background work.
+  // rc, elvish and xonsh have no job control: a child in their group has the terminal; fish's
+  // there is background work.
+  assertEquals(shellFromProbe("child:/usr/bin/python3.11|/usr/bin/python3 /usr/bin/xonsh"), {
+    kind: "other",
+  });
   assertEquals(shellFromProbe("child:/usr/bin/rc.byron|rc"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/elvish|elvish -daemon -sock /tmp/s"), {
     kind: "launched",

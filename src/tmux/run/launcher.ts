@@ -43,9 +43,12 @@ export interface ShellProgram {
  */
 const TYPABLE_PATH = /^[\x20\x23\x25\x26\x28-\x5b\x5d-\x5f\x61-\x7e]{1,512}$/;
 
-/** The buffer a pane's launcher script waits in (one run at a time per pane: its mark). */
-export function launcherBuffer(paneId: string): string {
-  return `${NAME_PREFIX}l${paneId}`;
+/**
+ * The buffer a launcher script waits in, named by its SHA-256: a line withdrawn or left over
+ * fetches (and deletes) only its own script when it runs at last, never a later run's.
+ */
+export function launcherBuffer(sha256: string): string {
+  return `${NAME_PREFIX}l${sha256}`;
 }
 
 /**
@@ -54,7 +57,7 @@ export function launcherBuffer(paneId: string): string {
  */
 export function launcherBootstrap(socketPath: string): string | null {
   if (!TYPABLE_PATH.test(socketPath)) return null;
-  const buffer = launcherBuffer("$1");
+  const buffer = launcherBuffer("$2");
   const hashers = ["sha256sum", "shasum -a 256"].map((tool) => `printf %s "$w" | ${tool}`);
   return `w=$(command tmux -S "${socketPath}" show-buffer -b "${buffer}" ";" ` +
     `delete-buffer -b "${buffer}") && case $( { ${hashers.join(" || ")}; } 2>/dev/null) in ` +

@@ -36,7 +36,7 @@ const PROBE_OPTION = `@${NAME_PREFIX}shell`;
 const CHILD = "child:";
 
 /** Shells that run their programs in their own process group: a child there has the terminal. */
-const NO_JOB_CONTROL = new Set(["rc", "elvish"]);
+const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
 
 /**
  * Run by tmux's `if-shell` (expanded as a format first): the foreground process group's
@@ -45,8 +45,8 @@ const NO_JOB_CONTROL = new Set(["rc", "elvish"]);
 const PROBE = "p=$(ps -o tpgid= -p #{pane_pid} 2>/dev/null); p=$(echo $p); " +
   '[ -n "$p" ] && [ "$p" -gt 0 ] 2>/dev/null || p=#{pane_pid}; ' +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); a=$(ps -o args= -p $p); " +
-  // A shell without job control (rc, elvish) runs its programs in its own process group: a
-  // child there has the terminal though the group is the shell's.
+  // A shell without job control (rc, elvish, xonsh) runs its programs in its own process group:
+  // a child there has the terminal though the group is the shell's.
   '[ "$p" != #{pane_pid} ] || ! ps -A -o ppid= -o pgid= 2>/dev/null | ' +
   `awk -v p=$p '$1 == p && $2 == p { f = 1 } END { exit !f }' || e=${CHILD}$e; ` +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$e|$a"`;
@@ -69,13 +69,21 @@ export function shellFromProbe(answer: string): PaneShell | null {
   const child = answer.startsWith(CHILD);
   const program = answer.slice(child ? CHILD.length : 0, bar).trim();
   if (!EXECUTABLE.test(program)) return null;
-  const base = programName(program);
   const args = answer.slice(bar + 1).trim().split(/\s+/);
-  const argv0 = programName(args[0] ?? "");
   if (runsScript(args)) return { kind: "other" };
-  if (child && (NO_JOB_CONTROL.has(base) || NO_JOB_CONTROL.has(argv0))) return { kind: "other" };
+  const shell = shellOfProgram(program, args);
+  if (child && shell?.kind === "launched" && NO_JOB_CONTROL.has(shell.shell.kind)) {
+    return { kind: "other" };
+  }
+  return shell;
+}
+
+/** What a process runs, by its executable and arguments (see {@linkcode shellFromProbe}). */
+function shellOfProgram(program: string, args: string[]): PaneShell | null {
+  const base = programName(program);
+  const argv0 = programName(args[0] ?? "");
   if (/^python[0-9.]*$/.test(base)) {
-    return argv0 === "xonsh" || / \S*xonsh\b/.test(answer.slice(bar))
+    return argv0 === "xonsh" || args.slice(1).some((arg) => /^\S*xonsh$/.test(arg))
       ? { kind: "launched", shell: { kind: "xonsh", program, args: ["-m", "xonsh"] } }
       : { kind: "other" };
   }

@@ -94,15 +94,16 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
 async function launcherRun(
   script: LauncherScriptOptions,
   line: { bootstrap: string; suppressHistory: boolean },
-): Promise<{ typed: string; script: string }> {
+): Promise<{ typed: string; script: string; buffer: string }> {
   const text = launcherScript(script);
+  const sha256 = await commandDigest(text);
   const typed = buildLauncherLine({
     bootstrap: line.bootstrap,
     paneId: script.paneId,
-    sha256: await commandDigest(text),
+    sha256,
     suppressHistory: line.suppressHistory,
   });
-  return { typed, script: text };
+  return { typed, script: text, buffer: launcherBuffer(sha256) };
 }
 
 /** Why run_command cannot run commands in a pane's shell, and what to do instead. */
@@ -294,7 +295,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       // command in it) to the pane's launcher buffer.
       const call: PaneCall = launched === null
         ? { socket, paneId, names }
-        : { socket, paneId, names: { ...names, commandBuffer: launcherBuffer(paneId) } };
+        : { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
       const pasteFlags = verbatimPasteFlags(version);
       // Only the stream shows a stand-in's end at once: a waited line always brings the function.
       let typed = launched?.typed ??
@@ -359,7 +360,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         recorded: record !== null,
         waiter,
         functionMark,
-        withdrawable: launched === null && !inline,
+        withdrawable: !inline,
         base,
         elapsed,
         followed: false,
