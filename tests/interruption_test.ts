@@ -20,10 +20,10 @@ import {
   WAIT_MAX_SECONDS,
   type World,
 } from "./helpers/interruption.ts";
+import { withLab } from "./helpers/lab.ts";
 import { startServer, textOf } from "./helpers/mcp.ts";
 import { seededRandom } from "./helpers/random.ts";
 import { installed } from "./helpers/shells.ts";
-import { startSshd } from "./helpers/sshd.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
@@ -33,7 +33,7 @@ type Json = Record<string, unknown>;
 const FIXED_SEED = 490027146;
 const ASKED = Deno.env.get("TMUX_MCP_SEED");
 const SEED = ASKED === "random" ? Math.floor(Math.random() * 1e9) : Number(ASKED ?? FIXED_SEED);
-const SEQUENCES = Number(Deno.env.get("TMUX_MCP_SEQUENCES") ?? 10);
+const SEQUENCES = Number(Deno.env.get("TMUX_MCP_SEQUENCES") ?? 6);
 const KEEP_GOING = Deno.env.get("TMUX_MCP_KEEP_GOING") !== undefined;
 const PRELUDES = ["none", "none", "set -e", "reader", "slow start"] as const;
 
@@ -335,32 +335,13 @@ Deno.test("randomized interruptions keep every invariant (local panes)", async (
 
 Deno.test("randomized interruptions keep every invariant (panes over ssh)", async () => {
   const shells = await shellsHere();
-  const sshd = await startSshd();
-  const local = await startTmux();
-  const remote = await startTmux();
   const tally = newTally();
   try {
-    const conn = await startServer("stdio", {
-      socketName: local.socketName,
-      permissions: ["--allow-run=tmux,ssh"],
-      extraArgs: [
-        ...SERVER_ARGS,
-        "--ssh-config",
-        sshd.configFile,
-        "--remote",
-        `lab=ssh:${sshd.aliases.ok}?socket=${remote.socketName}`,
-      ],
-    });
-    try {
+    await withLab({ extraArgs: SERVER_ARGS }, async ({ conn, remote, sshd }) => {
       const count = Math.max(1, Math.ceil(SEQUENCES / 2));
       await sequences({ conn, tmux: remote, host: "lab", sshd }, count, shells, tally);
-    } finally {
-      await conn.close();
-    }
+    });
   } finally {
-    await remote.close();
-    await local.close();
-    await sshd.close();
     console.log(summary("ssh", tally));
   }
 });

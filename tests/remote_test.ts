@@ -3,53 +3,11 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
-import { type Connection, runServerToExit, startServer, textOf } from "./helpers/mcp.ts";
-import { startSshd, type TestSshd } from "./helpers/sshd.ts";
-import { startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+import { withLab } from "./helpers/lab.ts";
+import { type Connection, runServerToExit, textOf } from "./helpers/mcp.ts";
+import { until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
-
-interface Lab {
-  conn: Connection;
-  local: TestTmux;
-  remote: TestTmux;
-  sshd: TestSshd;
-}
-
-/** A server with host `lab` declared (the remote tmux's socket), and more hosts when given. */
-async function withLab(
-  options: { hosts?: (sshd: TestSshd) => string[]; extraArgs?: string[] },
-  body: (lab: Lab) => Promise<void>,
-): Promise<void> {
-  const sshd = await startSshd();
-  const local = await startTmux();
-  const remote = await startTmux();
-  try {
-    const hosts = [
-      `lab=ssh:${sshd.aliases.ok}?socket=${remote.socketName}`,
-      ...(options.hosts?.(sshd) ?? []),
-    ];
-    const conn = await startServer("stdio", {
-      socketName: local.socketName,
-      permissions: ["--allow-run=tmux,ssh"],
-      extraArgs: [
-        "--ssh-config",
-        sshd.configFile,
-        ...hosts.flatMap((host) => ["--remote", host]),
-        ...(options.extraArgs ?? []),
-      ],
-    });
-    try {
-      await body({ conn, local, remote, sshd });
-    } finally {
-      await conn.close();
-    }
-  } finally {
-    await remote.close();
-    await local.close();
-    await sshd.close();
-  }
-}
 
 async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
   return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
