@@ -56,3 +56,46 @@ for (const [kind, command] of [["inline", "echo RAN > "], ["buffered", "echo RAN
     });
   });
 }
+
+Deno.test("a line that may still start is settled by the next run: never run, wait_for_command says so", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const file = await Deno.makeTempFile();
+    await Deno.remove(file);
+    const rc = await Deno.makeTempFile();
+    await Deno.writeTextFile(rc, SLOW_RC);
+    const call = async (name: string, args: Json) =>
+      (await conn.client.callTool({ name, arguments: args }) as CallToolResult)
+        .structuredContent as Json;
+    try {
+      const pane = (await tmux.run(
+        ...["new-window", "-d", "-P", "-F", "#{pane_id}"],
+        `bash --noprofile --rcfile ${rc}`,
+      )).trim();
+      const first = await call("run_command", {
+        pane_id: pane,
+        command: `echo RAN > ${file}`,
+        timeout: 1,
+      });
+      assertEquals(first.started, null, JSON.stringify(first));
+      // C-c while the startup files still run: the terminal drops the line typed ahead.
+      await tmux.run("send-keys", "-t", pane, "C-c");
+      await until("the prompt", async () => {
+        const screen = await tmux.run("capture-pane", "-p", "-t", pane);
+        return screen.trimEnd().endsWith("$");
+      });
+      const next = await call("run_command", { pane_id: pane, command: "echo next", timeout: 10 });
+      assertEquals([next.started, next.output], [true, ["next"]], JSON.stringify(next));
+      const settled = await call("wait_for_command", { run_id: first.run_id, timeout: 2 });
+      assertEquals(
+        [settled.started, settled.timed_out, settled.exit_status],
+        [false, false, null],
+        JSON.stringify(settled),
+      );
+      assert(String(settled.not_started_reason).includes("later run_command"));
+      assertEquals(await Deno.stat(file).then(() => true, () => false), false, "it ran");
+    } finally {
+      await Deno.remove(file).catch(() => {});
+      await Deno.remove(rc);
+    }
+  });
+});

@@ -47,6 +47,10 @@ export interface ResumeRequest {
 const SUPERSEDED = "its line never ran, and never will: a later run_command in the pane started " +
   "first, and the shell reads its input in order (the line was cleared, or a program read it)";
 
+/** Why a run whose line was typed is neither started nor not, still. */
+const MAY_START = "unknown: the line was typed but the shell has not been seen to run it; it may " +
+  "still run (a later run_command in the pane settles it): do not retry";
+
 /** Why a run that ended has no exit status, by what its pane shows. */
 const NO_STATUS = {
   replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
@@ -155,6 +159,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     if (state[names.option] === "" && running() && !replaced()) {
       return {
         ...base,
+        ...(record.pending === true ? { started: null, not_started_reason: MAY_START } : {}),
         exit_status: null,
         timed_out: true,
         no_status_reason: null,

@@ -118,10 +118,14 @@ export function rememberEnd(runner: Runner, key: string, end: Position): void {
   runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
 }
 
+/** Runs that may still start remembered per pane, the oldest going first. */
+const PENDING_PER_PANE_MAX = 64;
+
 /** Remembers a run that may still start (see {@linkcode Runner.pending}). */
 export function addPending(runner: Runner, call: PaneCall): void {
   const key = lockKey(call.socket, call.paneId);
-  runner.pending.set(key, [...runner.pending.get(key) ?? [], call.names.channel]);
+  const list = [...runner.pending.get(key) ?? [], call.names.channel];
+  runner.pending.set(key, list.slice(-PENDING_PER_PANE_MAX));
 }
 
 /**
