@@ -4,21 +4,11 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { startServer, textOf } from "./helpers/mcp.ts";
+import { controlClients } from "./helpers/processes.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
 /** Beyond its timeout, the most a call may take to answer. */
 const MARGIN_MS = 2000;
-
-/** Our control clients: the tmux children of the server process that attached with -C. */
-async function controlClients(serverPid: number): Promise<number[]> {
-  const ps = await new Deno.Command("ps", {
-    args: ["-o", "pid=,args=", "--ppid", String(serverPid)],
-    stdout: "piped",
-  }).output();
-  return new TextDecoder().decode(ps.stdout).split("\n")
-    .filter((line) => / -C /.test(line))
-    .map((line) => Number(line.trim().split(" ")[0]));
-}
 
 function alive(pid: number): boolean {
   try {

@@ -10,10 +10,10 @@
 // Sequences are seeded: a failure prints its seed; TMUX_MCP_SEED=<seed> TMUX_MCP_SEQUENCES=1
 // replays it. TMUX_MCP_SEQUENCES sets how many each transport runs (CI: the default below).
 
-import type { CallToolResult } from "./deps.ts";
 import { type Dialect, DIALECTS } from "./helpers/dialects.ts";
 import {
-  controlClients,
+  call,
+  pause,
   SequenceFailure,
   type State,
   step,
@@ -23,6 +23,7 @@ import {
 import { withLab } from "./helpers/lab.ts";
 import { startServer, textOf } from "./helpers/mcp.ts";
 import { seededRandom } from "./helpers/random.ts";
+import { controlClients, output, signal } from "./helpers/processes.ts";
 import { installed } from "./helpers/shells.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 
@@ -49,15 +50,6 @@ interface Tally {
 
 function count(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
-}
-
-async function pause(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function output(program: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" }).output();
-  return new TextDecoder().decode(out.stdout);
 }
 
 function quote(word: string): string {
@@ -124,13 +116,7 @@ async function atPrompt(world: World, shell: Dialect, pane: string, pid: string)
 
 /** Brings the pane back to its shell's prompt as a user would: C-c until nothing runs there. */
 async function backToPrompt(state: State, pid: string): Promise<void> {
-  for (const client of await controlClients(state.world.conn.serverPid)) {
-    try {
-      Deno.kill(client, "SIGCONT");
-    } catch {
-      // Gone.
-    }
-  }
+  signal(await controlClients(state.world.conn.serverPid), "SIGCONT");
   // The reader the sequence started ends as its user would end it (xonsh has its C-c ignored):
   // its cat first (its arguments do not name the file), then its sh.
   const readers = (await output("pgrep", ["-f", `cat >> ${state.home}/read`])).split("\n")
@@ -158,14 +144,6 @@ async function backToPrompt(state: State, pid: string): Promise<void> {
     `the pane never came back to its shell\n${screen.trimEnd()}\n${processes}\n` +
       state.log.join("\n"),
   );
-}
-
-async function call(state: State, name: string, args: Json): Promise<CallToolResult> {
-  const host = state.world.host === undefined ? {} : { host: state.world.host };
-  return await state.world.conn.client.callTool({
-    name,
-    arguments: { ...host, ...("run_id" in args ? {} : { pane_id: state.pane }), ...args },
-  }) as CallToolResult;
 }
 
 /** The invariants after a sequence; returns how many it checked. */

@@ -8,6 +8,7 @@ import { textOf } from "./mcp.ts";
 import type { Random } from "./random.ts";
 import type { TestSshd } from "./sshd.ts";
 import type { TestTmux } from "./tmux.ts";
+import { controlClients, signal } from "./processes.ts";
 
 type Json = Record<string, unknown>;
 
@@ -48,34 +49,13 @@ interface State {
 /** A failed invariant, with the steps that led to it. */
 export class SequenceFailure extends Error {}
 
-async function pause(ms: number): Promise<void> {
+/** Waits `ms` milliseconds. */
+export async function pause(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function output(program: string, args: string[]): Promise<string> {
-  const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" }).output();
-  return new TextDecoder().decode(out.stdout);
-}
-
-/** The server's tmux control clients (its tmux children attached with -C). */
-export async function controlClients(serverPid: number): Promise<number[]> {
-  return (await output("ps", ["-o", "pid=,args=", "--ppid", String(serverPid)])).split("\n")
-    .filter((line) => / -C /.test(line))
-    .map((line) => Number(line.trim().split(" ")[0]));
-}
-
-function signal(pids: number[], name: Deno.Signal): void {
-  for (const pid of pids) {
-    try {
-      Deno.kill(pid, name);
-    } catch {
-      // Gone already.
-    }
-  }
-}
-
 /** Calls a tool, failing the sequence when the answer comes later than its deadline allows. */
-async function call(
+export async function call(
   state: State,
   name: string,
   args: Json,
