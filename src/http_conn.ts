@@ -9,6 +9,8 @@ const encoder = new TextEncoder();
 const HEAD_END = encoder.encode("\r\n\r\n");
 const CRLF = encoder.encode("\r\n");
 const READ_SIZE = 16 * 1024;
+/** The least time {@linkcode BufferedConn.pace} divides by. */
+const PACE_WINDOW_MS = 100;
 
 /** A failure that has an HTTP status to answer with before closing. */
 export class HttpFailure extends Error {
@@ -33,14 +35,38 @@ export class BufferedConn {
     this.#conn = conn;
   }
 
-  #waitingSince: number | null = null;
+  #waiting = false;
+  /** When the current request began: accepted, or the last one answered (`performance.now()`). */
+  #requestFrom = performance.now();
+  /** When the current request's first bytes came, or null before any did; and its bytes so far. */
+  #firstBytesAt: number | null = null;
+  #requestBytes = 0;
+
+  /** Whether a read is under way: the connection waits for its peer rather than for us. */
+  get waiting(): boolean {
+    return this.#waiting;
+  }
+
+  /** When the current request began: the connection was accepted, or the last one answered. */
+  get requestFrom(): number {
+    return this.#requestFrom;
+  }
 
   /**
-   * When the read under way began (`performance.now()`), or null when none is: since when this
-   * connection has been waiting for its peer rather than for us.
+   * How fast the current request arrives: its bytes per millisecond since its first bytes came,
+   * the first {@linkcode PACE_WINDOW_MS} counted whatever came sooner (a few bytes just in are no
+   * pace); null before any came.
    */
-  get waitingSince(): number | null {
-    return this.#waitingSince;
+  pace(now: number): number | null {
+    if (this.#firstBytesAt === null) return null;
+    return this.#requestBytes / (now - this.#firstBytesAt + PACE_WINDOW_MS);
+  }
+
+  /** Starts a new request: its time counts from now, and the bytes already buffered are its. */
+  nextRequest(): void {
+    this.#requestFrom = performance.now();
+    this.#requestBytes = this.buffered;
+    this.#firstBytesAt = this.buffered > 0 ? this.#requestFrom : null;
   }
 
   get buffered(): number {
@@ -55,7 +81,7 @@ export class BufferedConn {
   fill(): Promise<boolean> {
     if (this.#eof || this.closed) return Promise.resolve(false);
     if (this.#pending !== null) return this.#pending;
-    this.#waitingSince = performance.now();
+    this.#waiting = true;
     this.#pending = (async () => {
       if (this.#data.length - this.#end < READ_SIZE) {
         const size = this.buffered + READ_SIZE;
@@ -74,12 +100,14 @@ export class BufferedConn {
         n = null;
       }
       this.#pending = null;
-      this.#waitingSince = null;
+      this.#waiting = false;
       if (n === null) {
         this.#eof = true;
         return false;
       }
       this.#end += n;
+      this.#firstBytesAt ??= performance.now();
+      this.#requestBytes += n;
       return true;
     })();
     return this.#pending;

@@ -12,16 +12,22 @@
 import { BufferedConn, HttpFailure, readBody, readHead, within } from "./http_conn.ts";
 import { urlHost } from "./net.ts";
 
+/**
+ * Bytes per millisecond (10 kB/s) from which a request is arriving steadily: a connection
+ * closed to make room for a new one is one below this pace, before any above it.
+ */
+const STEADY_PACE = 10;
+
 /** Options for {@linkcode serveHttp1}. */
 export interface Http1Options {
   hostname: string;
   port: number;
   /**
    * Connections open at once (default 128). A new one beyond that closes, of the connections
-   * waiting for their peer, the one in the middle of a request that has waited longest (else the
-   * one idle longest: a kept-alive connection waiting for its next request, or one that has sent
-   * nothing). One whose bytes are in, being read or answered, is never closed for a new one, which
-   * gets 503 when no other can go.
+   * waiting for their peer, the one whose request arrives slowest when that is under 10 kB/s,
+   * else the one waiting longest for a request to begin (a kept-alive connection waiting for its
+   * next request, or one not read from yet), else the slowest. One whose bytes are in, being read
+   * or answered, is never closed for a new one, which gets 503 when no other can go.
    */
   maxConnections?: number;
   /** Time for a request's line and headers to arrive, in ms (default 10 s). */
@@ -147,7 +153,10 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
 
   async function serveConn(conn: BufferedConn): Promise<void> {
     for (let first = true; !conn.closed; first = false) {
-      if (!first) open.set(conn, false);
+      if (!first) {
+        open.set(conn, false);
+        conn.nextRequest();
+      }
       try {
         // Waiting for a first request counts as reading its head; later ones may idle first.
         if (!first) {
@@ -216,23 +225,24 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
   }
 
   /**
-   * Of the connections waiting for their peer, closes the one in the middle of a request that
-   * has waited longest (peers that trickle bytes, or reconnect to do it again, cannot keep real
-   * clients out), else the one idle longest; false when none waits for its peer. How long counts
-   * from the read under way, not from the request's start, so a client whose bytes are in, or
-   * keep coming, is never chosen however far accepting runs ahead of reading.
+   * Of the connections waiting for their peer, closes the first of: the request arriving slowest
+   * (below {@linkcode STEADY_PACE}), the connection waiting longest for a request to begin, the
+   * request arriving slowest; false when none waits for its peer. So peers that trickle bytes, or
+   * reconnect to do it again, go first, then connections not read from yet (however far accepting
+   * runs ahead of reading), and a client whose bytes keep coming goes last, however busy the
+   * machine or slow the link between its pieces.
    */
   function evictSlowest(): boolean {
+    const now = performance.now();
     let slowest: BufferedConn | null = null;
-    let rank = [Infinity, Infinity];
+    let slowestRank = [Infinity, Infinity];
     for (const [conn, answering] of open) {
-      const since = conn.waitingSince;
-      if (answering || since === null) continue;
-      // In a request (some of its bytes are in) before idle, then the longest wait.
-      const mine = [conn.buffered > 0 ? 0 : 1, since];
-      if (mine[0] < rank[0] || (mine[0] === rank[0] && mine[1] < rank[1])) {
+      if (answering || !conn.waiting) continue;
+      const pace = conn.pace(now);
+      const rank = pace === null ? [1, conn.requestFrom] : [pace < STEADY_PACE ? 0 : 2, pace];
+      if (rank[0] < slowestRank[0] || (rank[0] === slowestRank[0] && rank[1] < slowestRank[1])) {
         slowest = conn;
-        rank = mine;
+        slowestRank = rank;
       }
     }
     if (slowest === null) return false;
