@@ -25,15 +25,6 @@ const SUITES = [
   "tests/orphan_test.ts",
 ];
 
-/**
- * Tests the matrix leaves out (they see TMUX_MCP_MATRIX=1 and are reported ignored), each with why;
- * they still run in the full suite on the system's tmux. Printed on every run.
- */
-const LEFT_OUT: Record<string, string> = {
-  "capture_since on a pane writing all the time loses and repeats nothing":
-    "fails about one matrix run in three on 3.5a and master, never alone: a race still to find",
-};
-
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;
 
 /** One version's outcome. */
@@ -65,7 +56,7 @@ async function runSuites(version: string, binDir: string): Promise<Outcome> {
       ...["test", "--allow-run", "--allow-env", "--allow-read", "--allow-write"],
       ...["--allow-net=127.0.0.1", ...SUITES],
     ],
-    env: { PATH: `${binDir}:${Deno.env.get("PATH") ?? ""}`, NO_COLOR: "1", TMUX_MCP_MATRIX: "1" },
+    env: { PATH: `${binDir}:${Deno.env.get("PATH") ?? ""}`, NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -99,7 +90,6 @@ async function main(): Promise<number> {
     : Deno.args.includes("--released")
     ? VERSIONS.filter((version) => !ALLOWED_TO_FAIL.has(version))
     : Deno.args;
-  for (const [name, why] of Object.entries(LEFT_OUT)) console.log(`left out: "${name}": ${why}`);
   const outcomes: Outcome[] = [];
   for (const version of versions) {
     console.log(`== tmux ${version}`);

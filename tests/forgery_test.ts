@@ -247,9 +247,11 @@ Deno.test("readonly: a crafted cursor is refused at once, and so is another pane
       const state = JSON.parse(atob(cursor));
       const crafted = [
         { ...state, history: 1e300 },
-        { ...state, tailRow: 2 ** 53 + 10, n: 4 },
+        { ...state, tailRow: 2 ** 53 + 10, tail: [1, 2, 3, 4] },
         { ...state, row: -1 },
-        { ...state, n: 1e9 },
+        { ...state, tail: [1, 2, 3, 4, 5] },
+        { ...state, tail: [0.5] },
+        { ...state, tail: "1234" },
         { ...state, pid: 0.5 },
       ].map((value) => btoa(JSON.stringify(value)));
       for (const bad of crafted) {

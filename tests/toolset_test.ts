@@ -629,7 +629,11 @@ Deno.test("the pane hosting the server (TMUX_PANE) is never killed, nor its wind
   }
 });
 
-/** Polls capture_since from `cursor` until a line "finished" arrives; no poll may miss lines. */
+/**
+ * Polls capture_since from `cursor` until a line "finished" arrives; no poll may miss lines. Each
+ * asks for every line it has (a loaded machine can let one poll gather thousands), so a line left
+ * out of a result for its size fails here, not as a gap in what was seen.
+ */
 async function pollUntilFinished(
   conn: Connection,
   pane: string,
@@ -637,19 +641,21 @@ async function pollUntilFinished(
 ): Promise<string[]> {
   let seen: string[] = [];
   for (let i = 0; i < 5000 && !seen.includes("finished"); i++) {
-    const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
+    const next = await ok(conn, "capture_since", {
+      pane_id: pane,
+      cursor,
+      max_lines: 100_000,
+      max_output_bytes: 1024 * 1024,
+    });
     assertEquals(next.lines_missed, false);
+    assertEquals(next.truncated_lines, 0, "a poll left lines out for its size");
     seen = seen.concat(next.lines as string[]);
     cursor = next.cursor;
   }
   return seen;
 }
 
-Deno.test({
-  name: "capture_since on a pane writing all the time loses and repeats nothing",
-  // Left out of the tmux matrix (scripts/tmux_matrix.ts says why); it runs in the full suite.
-  ignore: Deno.env.get("TMUX_MCP_MATRIX") === "1",
-}, async () => {
+Deno.test("capture_since on a pane writing all the time loses and repeats nothing", async () => {
   await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = await tmux.newPane();
     const first = await ok(conn, "capture_since", { pane_id: pane });
@@ -676,9 +682,10 @@ Deno.test("capture_since keeps its place while tmux trims a full history", async
         Number(await tmux.run("display-message", "-p", "-t", pane, "#{history_size}")) >= 270,
     );
     const first = await ok(conn, "capture_since", { pane_id: pane });
-    // Blank lines between, so the last line read is often "" and content cannot place it.
+    // Blank lines between, so the last line read is often "" and content cannot place it; 20
+    // rows every 50 ms, so even a poll a loaded machine delays by half a second misses none.
     const loop = "for i in $(seq 1 600); do echo; echo $i; " +
-      "[ $((i % 20)) = 0 ] && sleep 0.02; done; echo finished";
+      "[ $((i % 10)) = 0 ] && sleep 0.05; done; echo finished";
     await tmux.run("send-keys", "-t", pane, loop, "Enter");
     const seen = await pollUntilFinished(conn, pane, first.cursor);
     const expected = Array.from({ length: 600 }, (_, i) => ["", String(i + 1)]).flat();
@@ -686,6 +693,48 @@ Deno.test("capture_since keeps its place while tmux trims a full history", async
       ...expected,
       "finished",
     ]);
+  });
+});
+
+Deno.test("capture_since keeps its place when tmux trims into the last lines it read", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    // History trimmed a row at a time (a tenth of 10), in a pane printing each line sent to it.
+    await tmux.run("set-option", "-t", "main", "history-limit", "10");
+    const pane = await tmux.newPane(
+      `sh -c 'stty -echo; echo ready; while read -r x; do echo "$x"; done'`,
+    );
+    const position = async () =>
+      (await tmux.run("display-message", "-p", "-t", pane, "#{history_size} #{cursor_y}"))
+        .trim().split(" ").map(Number);
+    const send = async (line: string) => {
+      await tmux.run("send-keys", "-t", pane, "-l", line);
+      await tmux.run("send-keys", "-t", pane, "Enter");
+      await until(`${line} printed`, async () => {
+        const [, y] = await position();
+        const row = String(y - 1);
+        return (await tmux.run("capture-pane", "-p", "-t", pane, "-S", row, "-E", row)).trim() ===
+          line;
+      });
+    };
+    // Keys sent before stty has run could be echoed, or dropped as it sets the terminal.
+    await until(
+      "the printer to start",
+      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).includes("ready"),
+    );
+    for (const line of ["a1", "a2", "a3", "a4", "a5", "a6"]) await send(line);
+    // The cursor remembers the last four lines (a3 to a6) and the row after them.
+    const cursor = (await ok(conn, "capture_since", { pane_id: pane })).cursor;
+    const [history, y] = await position();
+    const sent: string[] = [];
+    // Lines until tmux has trimmed a3 and a4 away: a5 and a6 now begin history.
+    for (let tailTop = history + y - 4; tailTop > -2 && sent.length < 100;) {
+      sent.push(`b${sent.length + 1}`);
+      await send(sent.at(-1)!);
+      const [historyNow, yNow] = await position();
+      tailTop = history + y - 4 - (history + y + sent.length - historyNow - yNow);
+    }
+    const next = await ok(conn, "capture_since", { pane_id: pane, cursor });
+    assertEquals([next.lines_missed, next.lines], [false, sent]);
   });
 });
 

@@ -13,6 +13,7 @@ import { formatOf, parseRecords, splitRecords } from "./format.ts";
 import { cellWidth, splitCapture, unpadJoined } from "./output.ts";
 import { parseVersion } from "./version.ts";
 import {
+  historyTrim,
   type PanePosition,
   parsePosition,
   POSITION_FIELDS,
@@ -80,12 +81,11 @@ interface CursorState {
   row: number;
   /** History rows then, to tell how often tmux has trimmed history since. */
   history: number;
-  /** The length of the last complete line read, and a hash of the last TAIL_LINES (n of them,
-   * n may be fewer) and the row they begin at: they find the rows again after history moved,
-   * even in repetitive output. Lengths and hashes keep a cursor small whatever the lines. */
-  last: number;
-  tail: number;
-  n: number;
+  /** A hash of each of the last TAIL_LINES complete lines read (there may be fewer), and the
+   * row they begin at: they find the rows again after history moved, even in repetitive output,
+   * and their last ones do at the top of history when tmux trimmed the first. Hashes keep a
+   * cursor small whatever the lines. */
+  tail: number[];
   tailRow: number;
   /** Length and hash of what the cursor's row showed when the cursor was made (old output, a
    * prompt) and of the text then typed on it (its echo): neither is new output. */
@@ -143,8 +143,9 @@ function decodeCursor(cursor: string, owner: { pane: string; socket: string }): 
   const valid = state !== null && typeof state === "object" && typeof state.pane === "string" &&
     typeof state.socket === "string" && isCount(state.pid, ROW_MAX) && state.pid > 0 &&
     isCount(state.row, ROW_MAX) && isCount(state.history, ROW_MAX) &&
-    isCount(state.tailRow, ROW_MAX) && isCount(state.n, TAIL_LINES + 1) &&
-    isCount(state.tail, ROW_MAX) && isCount(state.last, ROW_MAX) &&
+    isCount(state.tailRow, ROW_MAX) && Array.isArray(state.tail) &&
+    state.tail.length <= TAIL_LINES &&
+    state.tail.every((hash: unknown) => isCount(hash, ROW_MAX)) &&
     isCount(state.seen, ROW_MAX) && isCount(state.seenHash, ROW_MAX) &&
     isCount(state.echo, ROW_MAX) && isCount(state.echoHash, ROW_MAX);
   if (!valid) throw new TmuxError("invalid_argument", "cursor is not one this server returned");
@@ -338,18 +339,28 @@ function cursorAfter(
     pid: block.pos.pid,
     row: block.currentStart,
     history: block.pos.history,
-    last: tail.at(-1)?.length ?? 0,
-    tail: hashLines(tail),
-    n: tail.length,
+    tail: tail.map((line) => hashLines([line])),
     tailRow: block.starts[block.lines.length - tail.length] ?? block.currentStart,
   });
 }
 
-/** Whether `lines` from `at` on are the tail a cursor remembers. */
-function tailAt(lines: readonly string[], at: number, state: CursorState): boolean {
-  return at >= 0 && at + state.n <= lines.length && lines[at + state.n - 1].length === state.last &&
-    hashLines(lines.slice(at, at + state.n)) === state.tail;
+/** Whether `lines` from `at` on are the last `count` lines of the tail a cursor remembers. */
+function tailAt(
+  lines: readonly string[],
+  at: number,
+  state: CursorState,
+  count = state.tail.length,
+): boolean {
+  if (at < 0 || at + count > lines.length) return false;
+  const from = state.tail.length - count;
+  for (let i = 0; i < count; i++) {
+    if (hashLines([lines[at + i]]) !== state.tail[from + i]) return false;
+  }
+  return true;
 }
+
+/** The fewest lines of a tail that place a cursor at the top of history, its first trimmed. */
+const TOP_TAIL_MIN = 2;
 
 /** Rows above the cursor read for a new cursor's lines: more when lines are long. */
 const REACH_ROWS = [TAIL_LINES, 64, 512, 4096];
@@ -359,8 +370,9 @@ const REACH_ROWS = [TAIL_LINES, 64, 512, 4096];
  * Rows are absolute (history + screen). Each poll reads rows and position at once, so output
  * arriving meanwhile cannot shift what was read. When tmux has trimmed history (a tenth of
  * history-limit whenever it is full), rows moved up by whole trims, which are counted from the
- * history sizes; the last lines read check the guess. Failing that (a width change reflowed the
- * rows) they are looked for in all history, and lines are reported missed when they are gone.
+ * history sizes; the last lines read check the guess. Failing that (more trims than guessed, a
+ * width change reflowed the rows) they are looked for in all history, or their last ones at its
+ * top when tmux trimmed into them, and lines are reported missed when they are gone.
  * The cursor's row loses what it showed when the cursor was made and the echo of `typed`.
  */
 export async function captureSince(
@@ -399,27 +411,38 @@ export async function captureSince(
       alternate_on: block.pos.alternate,
     };
   };
-  // The first row wanted: the first of the remembered tail.
-  const first = state.n === 0 ? state.row : state.tailRow;
-  for (const { trims, row: wanted } of trimmedRows(first, state.history, guess)) {
+  const n = state.tail.length;
+  for (const { trims, row: cursorRow } of trimmedRows(state.row, state.history, guess)) {
     if (state.pid !== guess.pid) break;
+    // The tail's first row now; above the top of history when tmux trimmed it away.
+    const wanted = cursorRow - (state.row - state.tailRow);
+    if (wanted < 0) break;
     const block = await readFrom(socket, paneId, guess, wanted);
     guess = block.pos;
     if (block.first > wanted || block.pos.pid !== state.pid) break;
-    if (state.n === 0) {
+    if (n === 0) {
       // Nothing to check the rows by (the pane had no line yet): trust them untrimmed.
       if (trims > 0) continue;
       const at = block.starts.findIndex((row) => row >= wanted);
       return found(block, at < 0 ? block.lines.length : at);
     }
     const at = block.starts.indexOf(wanted);
-    if (at >= 0 && tailAt(block.lines, at, state)) return found(block, at + state.n);
+    if (at >= 0 && tailAt(block.lines, at, state)) return found(block, at + n);
   }
   // Respawned, trimmed past recall, cleared, or reflowed to a new width: all history.
   const all = await readBlock(socket, paneId, null);
-  if (state.pid === all.pos.pid && state.n > 0) {
-    for (let at = all.lines.length - state.n; at >= 0; at--) {
-      if (tailAt(all.lines, at, state)) return found(all, at + state.n);
+  if (state.pid === all.pos.pid && n > 0) {
+    for (let at = all.lines.length - n; at >= 0; at--) {
+      if (tailAt(all.lines, at, state)) return found(all, at + n);
+    }
+    // Trimmed into the tail: its last lines begin history, and end a whole number of trims
+    // above the cursor's row.
+    const trim = historyTrim(all.pos.limit);
+    for (let count = Math.min(n - 1, all.lines.length); count >= TOP_TAIL_MIN; count--) {
+      const after = all.starts[count] ?? all.currentStart;
+      if (
+        after <= state.row && (state.row - after) % trim === 0 && tailAt(all.lines, 0, state, count)
+      ) return found(all, count);
     }
   }
   return {

@@ -5,14 +5,18 @@ export function assert(condition: unknown, message = "assertion failed"): assert
   if (!condition) throw new Error(message);
 }
 
-/** Deep equality through a stable JSON rendering. */
+/** Deep equality through a stable JSON rendering; a long one is shown from where they differ. */
 export function assertEquals<T>(actual: T, expected: T, message?: string): void {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
-  if (a !== e) {
-    const shown = (s: string) => s.length > 600 ? `${s.slice(0, 600)}...` : s;
-    throw new Error(`${message ?? "not equal"}\n  actual:   ${shown(a)}\n  expected: ${shown(e)}`);
-  }
+  if (a === e) return;
+  let at = 0;
+  while (a[at] === e[at]) at++;
+  const from = Math.max(0, at - 200);
+  const shown = (s: string) =>
+    (from > 0 ? `...(${from} characters)` : "") + s.slice(from, from + 600) +
+    (s.length > from + 600 ? `...(${s.length - from - 600} more)` : "");
+  throw new Error(`${message ?? "not equal"}\n  actual:   ${shown(a)}\n  expected: ${shown(e)}`);
 }
 
 /** Regular-expression match. */
