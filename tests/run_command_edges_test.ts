@@ -292,34 +292,49 @@ Deno.test("a short command adds its typed line, its output and the next prompt: 
   });
 });
 
-Deno.test("a script waiting at read -p is left alone: started false, its answer still its own", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
-    const pane = await tmux.newPane();
-    // A first call: from here on the server follows the pane.
-    assertEquals((await run(conn, { command: "echo ready", pane_id: pane })).output, ["ready"]);
-    await tmux.run("send-keys", "-t", pane, `bash -c 'read -p "Name? " x; echo "got $x"'`, "Enter");
-    await until(
-      "the script's prompt",
-      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("Name?"),
-    );
-    const refused = await run(conn, { command: "echo oops", pane_id: pane, timeout: 5 });
-    assertEquals(refused.started, false, JSON.stringify(refused));
-    assertMatch(String(refused.not_started_reason), /not reading a command line/);
-    // Nothing was typed into the script: it still waits, and takes its own answer.
-    assert(!(await tmux.run("capture-pane", "-p", "-t", pane)).includes("oops"));
-    await tmux.run("send-keys", "-t", pane, "alice", "Enter");
-    await until(
-      "the script's answer",
-      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).includes("got alice"),
-    );
-    await until(
-      "a prompt",
-      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$"),
-    );
-    assertEquals((await run(conn, { command: "echo back", pane_id: pane })).output, ["back"]);
-    await assertNoLeftovers(tmux, conn.serverPid);
+for (const followed of [true, false]) {
+  const when = followed ? "" : ", in a pane no call has followed yet too";
+  Deno.test(`a script waiting at read -p is left alone: started false, its answer its own${when}`, async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = await tmux.newPane();
+      // A first call: from here on the server follows the pane. Without one nothing has seen the
+      // shell's line editor, and tmux before 3.7 shows no bracketed paste flag.
+      if (followed) {
+        assertEquals((await run(conn, { command: "echo ready", pane_id: pane })).output, ["ready"]);
+      }
+      await tmux.run(
+        "send-keys",
+        "-t",
+        pane,
+        `bash -c 'read -p "Name? " x; echo "got $x"'`,
+        "Enter",
+      );
+      await until(
+        "the script's prompt",
+        async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("Name?"),
+      );
+      const refused = await run(conn, { command: "echo oops", pane_id: pane, timeout: 5 });
+      assertEquals(refused.started, false, JSON.stringify(refused));
+      assertMatch(
+        String(refused.not_started_reason),
+        /not reading a command line|a shell's script has the terminal/,
+      );
+      // Nothing was typed into the script: it still waits, and takes its own answer.
+      assert(!(await tmux.run("capture-pane", "-p", "-t", pane)).includes("oops"));
+      await tmux.run("send-keys", "-t", pane, "alice", "Enter");
+      await until(
+        "the script's answer",
+        async () => (await tmux.run("capture-pane", "-p", "-t", pane)).includes("got alice"),
+      );
+      await until(
+        "a prompt",
+        async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$"),
+      );
+      assertEquals((await run(conn, { command: "echo back", pane_id: pane })).output, ["back"]);
+      await assertNoLeftovers(tmux, conn.serverPid);
+    });
   });
-});
+}
 
 Deno.test("shell tracing, a DEBUG trap and an alias for tmux neither leak into output nor break a call", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {

@@ -41,15 +41,19 @@ const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
 /**
  * Run by tmux's `if-shell` (expanded as a format first): the foreground process group's
  * executable and arguments, kept in a pane option that the same tmux command prints and removes.
+ * One `ps` lists every process: the terminal's foreground group (from the pane's process), its
+ * leader's arguments, and whether a child of the shell runs in the shell's own group (a shell
+ * without job control, rc, elvish or xonsh, runs its programs there: then a child has the
+ * terminal though the group is the shell's). No `#` in it: tmux would expand `#S` and the like.
  */
-const PROBE = "p=$(ps -o tpgid= -p #{pane_pid} 2>/dev/null); p=$(echo $p); " +
-  '[ -n "$p" ] && [ "$p" -gt 0 ] 2>/dev/null || p=#{pane_pid}; ' +
-  "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); a=$(ps -o args= -p $p); " +
-  // A shell without job control (rc, elvish, xonsh) runs its programs in its own process group:
-  // a child there has the terminal though the group is the shell's.
-  '[ "$p" != #{pane_pid} ] || ! ps -A -o ppid= -o pgid= 2>/dev/null | ' +
-  `awk -v p=$p '$1 == p && $2 == p { f = 1 } END { exit !f }' || e=${CHILD}$e; ` +
-  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$e|$a"`;
+const PROBE = "r=$(ps -A -o pid= -o ppid= -o pgid= -o tpgid= -o args= 2>/dev/null | " +
+  "awk -v s=#{pane_pid} '$1 == s { t = $4 } { n++; id[n] = $1; pp[n] = $2; pg[n] = $3; l[n] = $0 } " +
+  'END { p = t > 0 ? t : s; c = ""; a = ""; for (i = 1; i <= n; i++) { ' +
+  'if (id[i] == p) { a = l[i]; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+ +-?[0-9]+ ?/, "", a) } ' +
+  `if (p == s && pp[i] == p && pg[i] == p) c = \"${CHILD}\" } print p \"|\" c \"|\" a }'); ` +
+  "p=${r%%|*}; r=${r#*|}; c=${r%%|*}; a=${r#*|}; " +
+  "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); " +
+  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$c$e|$a"`;
 
 /** The longest probe answer looked at: a path and a command line. */
 const ANSWER_MAX = 8192;
@@ -139,9 +143,9 @@ export interface PaneShellOptions {
   /**
    * No watcher has seen whether the shell's line editor reads: a shell's name is all tmux shows
    * of a script it runs (`sh -c 'read x'`), and a shell without job control (rc) looks the same
-   * with a program running. The process is looked at afresh when its name may be such a shell,
-   * or when tmux (3.7 on) says bracketed paste is off (`bracketPaste` "0": no line editor shows
-   * it reads; "" before 3.7).
+   * with a program running. The process is then looked at afresh, unless tmux (3.7 on) says
+   * bracketed paste is on (`bracketPaste` "1": a line editor reads) and the name is a plain
+   * shell's. Before 3.7 (`bracketPaste` "") tmux cannot say, and a pane's first call looks.
    */
   readerUnknown?: boolean;
   /** The pane's `#{bracket_paste_flag}`. */
@@ -164,7 +168,7 @@ export async function paneShell(
 ): Promise<PaneShell> {
   const name = programName(options.command);
   const look = options.readerUnknown === true &&
-    (ambiguous(name) || options.bracketPaste === "0");
+    (ambiguous(name) || options.bracketPaste !== "1");
   if (!ambiguous(name) && !look) return fromName(name);
   const key = shellKey(socket, paneId, options);
   const cached = look ? undefined : options.cache.get(key);
