@@ -99,6 +99,70 @@ Deno.test("a remote wait_for_command answers by its timeout while the run goes o
   });
 });
 
+Deno.test("a host that accepts and never answers, and a remote tmux that hangs: each call answers by its timeout", async () => {
+  // A peer that takes connections and never says a word, as a stalled sshd or a black hole would.
+  const stall = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const peer of stall) held.push(peer);
+  })();
+  try {
+    await withLab({
+      hosts: (sshd) => [`stall=ssh:lab-stall?socket=${sshd.socketName}`],
+    }, async ({ conn, remote, sshd }) => {
+      await sshd.addAlias("lab-stall", (stall.addr as Deno.NetAddr).port);
+      const timed = async (args: Json) => {
+        const begun = Date.now();
+        const result = await conn.client.callTool(
+          { name: "run_command", arguments: args },
+          undefined,
+          {
+            timeout: 60_000,
+          },
+        ) as CallToolResult;
+        const ms = Date.now() - begun;
+        // The issue's bound: no call answers later than its timeout plus 2 s.
+        assert(
+          ms < (args.timeout as number) * 1000 + 2000,
+          `answered after ${ms} ms: ${textOf(result)}`,
+        );
+        return result;
+      };
+      for (let i = 0; i < 2; i++) {
+        const stalled = await timed({ host: "stall", command: "echo never", timeout: 3 });
+        assertEquals(stalled.isError, true, textOf(stalled));
+        assertMatch(textOf(stalled), /^host_unreachable: /);
+      }
+      // The remote tmux server stopped: its host answers ssh, its tmux nothing.
+      await ok(conn, "run_command", { host: "lab", pane_id: remote.paneId, command: "echo warm" });
+      const server = Number((await remote.run("display-message", "-p", "#{pid}")).trim());
+      Deno.kill(server, "SIGSTOP");
+      try {
+        const hung = await timed({
+          host: "lab",
+          pane_id: remote.paneId,
+          command: "echo hung",
+          timeout: 3,
+        });
+        assertEquals(hung.isError, true, textOf(hung));
+        assertMatch(textOf(hung), /^tmux_unavailable: /);
+      } finally {
+        Deno.kill(server, "SIGCONT");
+      }
+      const after = await ok(conn, "run_command", {
+        host: "lab",
+        pane_id: remote.paneId,
+        command: "echo after",
+      });
+      assertEquals(after.output, ["after"]);
+    });
+  } finally {
+    stall.close();
+    for (const peer of held) peer.close();
+    await accepting.catch(() => {});
+  }
+});
+
 Deno.test("unknown host keys, refused keys and unreachable hosts are told apart, never prompted", async () => {
   await withLab({
     hosts: (sshd) => [

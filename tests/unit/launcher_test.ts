@@ -93,6 +93,8 @@ Deno.test("the probe tells shells by their program, whatever name they give them
     kind: "other",
   });
   assertEquals(shellFromProbe("child:/usr/bin/rc.byron|rc"), { kind: "other" });
+  // One of our launched runs' sh still finishing, looked at until it is gone: still there, busy.
+  assertEquals(shellFromProbe("ours:/usr/bin/rc.byron|rc"), { kind: "other" });
   assertEquals(shellFromProbe("/usr/bin/elvish|elvish -daemon -sock /tmp/s"), {
     kind: "launched",
     shell: { kind: "elvish", program: "/usr/bin/elvish", args: [] },

@@ -35,6 +35,16 @@ const PROBE_OPTION = `@${NAME_PREFIX}shell`;
  */
 const CHILD = "child:";
 
+/**
+ * The probe's prefix when the only such child is one of ours: the `sh` of a launched run just
+ * ended, still finishing its trailer (its arguments name our buffers). It is waited for.
+ */
+const OURS = "ours:";
+
+/** How often, and how long apart, a pane whose run is still finishing is looked at again. */
+const OURS_LOOKS = 10;
+const OURS_WAIT_MS = 25;
+
 /** Shells that run their programs in their own process group: a child there has the terminal. */
 const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
 
@@ -50,7 +60,8 @@ const PROBE = "r=$(ps -A -o pid= -o ppid= -o pgid= -o tpgid= -o args= 2>/dev/nul
   "awk -v s=#{pane_pid} '$1 == s { t = $4 } { n++; id[n] = $1; pp[n] = $2; pg[n] = $3; l[n] = $0 } " +
   'END { p = t > 0 ? t : s; c = ""; a = ""; for (i = 1; i <= n; i++) { ' +
   'if (id[i] == p) { a = l[i]; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+ +-?[0-9]+ ?/, "", a) } ' +
-  `if (p == s && pp[i] == p && pg[i] == p) c = \"${CHILD}\" } print p \"|\" c \"|\" a }'); ` +
+  `if (p == s && pp[i] == p && pg[i] == p) { if (index(l[i], \"${NAME_PREFIX}\")) o = 1; ` +
+  `else c = \"${CHILD}\" } } if (c == \"\" && o) c = \"${OURS}\"; print p \"|\" c \"|\" a }'); ` +
   "p=${r%%|*}; r=${r#*|}; c=${r%%|*}; a=${r#*|}; " +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); " +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$c$e|$a"`;
@@ -70,8 +81,9 @@ export function shellFromProbe(answer: string): PaneShell | null {
   if (answer.length > ANSWER_MAX) return null;
   const bar = answer.indexOf("|");
   if (bar < 0) return null;
-  const child = answer.startsWith(CHILD);
-  const program = answer.slice(child ? CHILD.length : 0, bar).trim();
+  const prefix = [CHILD, OURS].find((prefix) => answer.startsWith(prefix)) ?? "";
+  const child = prefix !== "";
+  const program = answer.slice(prefix.length, bar).trim();
   if (!EXECUTABLE.test(program)) return null;
   const args = answer.slice(bar + 1).trim().split(/\s+/);
   if (runsScript(args)) return { kind: "other" };
@@ -175,11 +187,16 @@ export async function paneShell(
   if (cached !== undefined) return cached;
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
-  const answer = await spawnRun(socket, [
-    ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
-    ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
-  ]).catch(() => "");
-  const shell = shellFromProbe(answer.trim()) ?? fromName(name);
+  let answer = "";
+  for (let looks = 1; looks <= OURS_LOOKS; looks++) {
+    answer = (await spawnRun(socket, [
+      ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
+      ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
+    ]).catch(() => "")).trim();
+    if (!answer.startsWith(OURS) || looks === OURS_LOOKS) break;
+    await new Promise((resolve) => setTimeout(resolve, OURS_WAIT_MS));
+  }
+  const shell = shellFromProbe(answer) ?? fromName(name);
   // A script ends, and the name may be a shell's again: only a shell is remembered.
   if (shell.kind !== "other") options.cache.set(key, shell);
   return shell;

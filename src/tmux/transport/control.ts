@@ -10,7 +10,7 @@
 import { errorFromStderr, TmuxError } from "../errors.ts";
 import { type SocketAddress, socketKey, spawnRun } from "./exec.ts";
 import { controlLine } from "./command_line.ts";
-import type { RemoteLink } from "./remote_link.ts";
+import { type RemoteLink, unreachableWhenDown } from "./remote_link.ts";
 import {
   allLines,
   type ClientGates,
@@ -234,7 +234,9 @@ export async function runControl(
     pending = connectControl(socket, { pool, onExit: () => pool.clients.delete(key) });
     pool.clients.set(key, pending);
   }
-  const control = await withinCall(pending, "a connection");
+  const control = await withinCall(pending, "a connection").catch((error) => {
+    throw unreachableWhenDown(socket.remote, error);
+  });
   if (control === null || !control.alive) {
     if (pool.clients.get(key) === pending) pool.clients.delete(key);
     return null;

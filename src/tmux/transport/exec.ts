@@ -8,7 +8,7 @@ import { errorFromStderr, TmuxError } from "../errors.ts";
 import { terminate } from "./lines.ts";
 import { readAllText } from "../../streams.ts";
 import { commandsOf, controlLine, THEN } from "./command_line.ts";
-import type { RemoteLink } from "./remote_link.ts";
+import { type RemoteLink, unreachableWhenDown } from "./remote_link.ts";
 import { callDeadline, checkCallDeadline, deadlineError, withinCall } from "../call_deadline.ts";
 
 /** Which tmux server to talk to. */
@@ -265,7 +265,10 @@ async function remoteRun(
   link: RemoteLink,
   request: { args: readonly string[]; stdin?: string; signal?: AbortSignal },
 ): Promise<string> {
-  await (request.signal ? withinCall(link.connect(), "the host's connection") : link.connect());
+  await (request.signal ? withinCall(link.connect(), "the host's connection") : link.connect())
+    .catch((error) => {
+      throw unreachableWhenDown(link, error);
+    });
   if (request.signal?.aborted) throw deadlineError(request.signal, "a command");
   const commands = remoteCommands(request.args, request.stdin);
   const script = `${controlLine(commands).line}\n`;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { TmuxError } from "../errors.ts";
+import { TmuxError } from "../errors.ts";
 
 /** A declared host's connection. */
 export interface RemoteLink {
@@ -17,6 +17,8 @@ export interface RemoteLink {
   readonly socketName: string | null;
   /** Connects (once, however many ask at once); throws a `TmuxError` saying why it cannot. */
   connect(): Promise<void>;
+  /** Whether the connection is up (connected, and not seen going since). */
+  readonly connected: boolean;
   /**
    * Whether the connection dropped (or never came up): asked after a channel failed, it gives a
    * connection that is going a moment to be gone.
@@ -40,4 +42,19 @@ export interface RemoteLink {
   failure(code: number, stderr: string): TmuxError | null;
   /** Ends the connection (and so every channel over it). */
   close(): Promise<void>;
+}
+
+/**
+ * The error for a call whose time ran out waiting on a host: `error` as it is, unless tmux there
+ * was never reached because the connection is not up (an sshd that accepts and says nothing, a
+ * host that stalls): then the host is unreachable, not its tmux.
+ */
+export function unreachableWhenDown(link: RemoteLink | null | undefined, error: unknown): unknown {
+  if (!(error instanceof TmuxError) || error.code !== "tmux_unavailable") return error;
+  if (link == null || link.connected) return error;
+  return new TmuxError(
+    "host_unreachable",
+    `${link.name} did not answer ssh within the call's time (the host, its sshd or the network ` +
+      "stalled)",
+  );
 }

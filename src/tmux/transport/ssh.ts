@@ -227,6 +227,9 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
   return {
     name: host.name,
     socketName: host.socketName,
+    get connected(): boolean {
+      return up;
+    },
     async dropped(): Promise<boolean> {
       const child = master;
       if (child === null) return true;
