@@ -157,7 +157,11 @@ for (const [name, shell] of Object.entries(CASES)) {
       assertEquals([loop.exit_status, loop.output], [0, ["1", "2"]]);
 
       const unicode = await run(shell.unicode);
-      assertEquals([unicode.exit_status, unicode.output], [0, ["héllo 🚀"]], JSON.stringify(unicode));
+      assertEquals(
+        [unicode.exit_status, unicode.output],
+        [0, ["héllo 🚀"]],
+        JSON.stringify(unicode),
+      );
 
       // Interrupted: the status comes back, not a timeout.
       const slow = await run(shell.sleep ?? "sleep 30", { timeout: 1 });
