@@ -402,3 +402,50 @@ Deno.test("a line a continuation prompt takes is answered at once, not at the ti
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("text typed while the shell is still drawing its prompt is never taken for output", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    // Each prompt comes half a second late, as after a slow PROMPT_COMMAND (a git status, say).
+    // (Typed: run_command runs its command in a subshell, which would keep the setting to itself.)
+    await tmux.run("send-keys", "-t", pane, "PROMPT_COMMAND='sleep 0.5'", "Enter");
+    const prompted = () =>
+      until(
+        "a prompt",
+        async () =>
+          (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().split("\n").at(-1) === "$",
+      );
+    for (let round = 0; round < 2; round++) {
+      // Enter at a prompt, then at once the next line without Enter: its cursor is taken before
+      // the next prompt is drawn.
+      await prompted();
+      await ok(conn, "send_keys", { pane_id: pane, keys: ["Enter"] });
+      const typed = await ok(conn, "send_keys", { pane_id: pane, text: `echo MARK_${round}` });
+      await until(
+        "the prompt and the typed line",
+        async () =>
+          (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith(
+            `$ echo MARK_${round}`,
+          ),
+      );
+      const waited = await ok(conn, "wait_for_text", {
+        pane_id: pane,
+        cursor: typed.cursor,
+        patterns: [`MARK_${round}`],
+        timeout: 1,
+      });
+      assertEquals(waited.outcome, "timeout", JSON.stringify(waited));
+      // Entered, the line runs, and its output is what matches.
+      const entered = await ok(conn, "send_keys", { pane_id: pane, keys: ["Enter"] });
+      const ran = await ok(conn, "wait_for_text", {
+        pane_id: pane,
+        cursor: entered.cursor,
+        patterns: [`^MARK_${round}$`],
+        regex: true,
+        timeout: 10,
+      });
+      assertEquals(ran.outcome, "matched", JSON.stringify(ran));
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

@@ -12,6 +12,7 @@ import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords, splitRecords } from "./format.ts";
 import { cellWidth, splitCapture, unpadJoined } from "./output.ts";
 import { parseVersion } from "./version.ts";
+import { hashLines, newText, NOTHING_OLD, type OldText, oldText } from "./cursor_text.ts";
 import {
   historyTrim,
   type PanePosition,
@@ -266,60 +267,6 @@ async function readFrom(
 /** Lines hashed into a cursor to recognise its place. */
 const TAIL_LINES = 4;
 
-/** FNV-1a over lines, each ended by a newline. */
-function hashLines(lines: readonly string[]): number {
-  let hash = 0x811c9dc5;
-  for (const line of lines) {
-    for (let i = 0; i < line.length; i++) hash = Math.imul(hash ^ line.charCodeAt(i), 0x01000193);
-    hash = Math.imul(hash ^ 10, 0x01000193);
-  }
-  return hash >>> 0;
-}
-
-/** What the cursor's row held that is not new: nothing once output has moved past that row. */
-type OldText = Pick<CursorState, "seen" | "seenHash" | "echo" | "echoHash">;
-
-const NOTHING_OLD: OldText = { seen: 0, seenHash: 0, echo: 0, echoHash: 0 };
-
-/** The old text of a row showing `current`, with `typed` about to be typed on it. */
-function oldText(current: string, typed: string | null): OldText {
-  const echo = typed === null ? "" : typed.split(/[\r\n]/, 1)[0];
-  return {
-    seen: current.length,
-    seenHash: hashLines([current]),
-    echo: echo.length,
-    echoHash: hashLines([echo]),
-  };
-}
-
-/**
- * A line that begins at the cursor's row, less what that row showed then and the echo of what
- * was typed there. A row rewritten since (it no longer begins with what it showed) is all new.
- */
-function withoutOld(line: string, old: OldText): string {
-  if (old.seen === 0 && old.echo === 0) return line;
-  if (line.length < old.seen || hashLines([line.slice(0, old.seen)]) !== old.seenHash) return line;
-  let rest = line.slice(old.seen);
-  // Some programs echo nothing (a password prompt): then there is nothing to leave out.
-  if (rest.length >= old.echo && hashLines([rest.slice(0, old.echo)]) === old.echoHash) {
-    rest = rest.slice(old.echo);
-  }
-  return rest;
-}
-
-/** The lines and current row of a read that begins at the cursor's row, its old text left out. */
-function newText(
-  lines: string[],
-  current: string,
-  old: OldText,
-): { lines: string[]; current: string } {
-  if (lines.length === 0) return { lines, current: withoutOld(current, old) };
-  const first = withoutOld(lines[0], old);
-  // A row that held only old text and echo (a typed command line) is not a line of output.
-  const rest = lines.slice(1);
-  return { lines: first === "" && lines[0] !== "" ? rest : [first, ...rest], current };
-}
-
 /**
  * The cursor for the poll after `block`: after its last complete line. The old text of the
  * cursor's row is carried on while that row is still being written.
@@ -406,7 +353,7 @@ export async function captureSince(
     return {
       lines: text.lines,
       current_line: text.current,
-      cursor: cursorAfter(block, owner, lines.length === 0 ? state : NOTHING_OLD),
+      cursor: cursorAfter(block, owner, lines.length === 0 ? state : text.echoLeft),
       lines_missed: false,
       alternate_on: block.pos.alternate,
     };

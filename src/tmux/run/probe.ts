@@ -36,8 +36,9 @@ const PROBE_OPTION = `@${NAME_PREFIX}shell`;
 const CHILD = "child:";
 
 /**
- * The probe's prefix when the only such child is one of ours: the `sh` of a launched run just
- * ended, still finishing its trailer (its arguments name our buffers). It is waited for.
+ * The probe's prefix when what holds the terminal, or the only such child, is one of ours: the
+ * `sh` of a launched run just ended, still finishing its trailer (its arguments name our buffers).
+ * Once the run's mark is cleared it is waited for.
  */
 const OURS = "ours:";
 
@@ -59,9 +60,10 @@ const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
 const PROBE = "r=$(ps -A -o pid= -o ppid= -o pgid= -o tpgid= -o args= 2>/dev/null | " +
   "awk -v s=#{pane_pid} '$1 == s { t = $4 } { n++; id[n] = $1; pp[n] = $2; pg[n] = $3; l[n] = $0 } " +
   'END { p = t > 0 ? t : s; c = ""; a = ""; for (i = 1; i <= n; i++) { ' +
-  'if (id[i] == p) { a = l[i]; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+ +-?[0-9]+ ?/, "", a) } ' +
-  `if (p == s && pp[i] == p && pg[i] == p) { if (index(l[i], \"${NAME_PREFIX}\")) o = 1; ` +
-  `else c = \"${CHILD}\" } } if (c == \"\" && o) c = \"${OURS}\"; print p \"|\" c \"|\" a }'); ` +
+  'if (id[i] == p) { a = l[i]; sub(/^ *[0-9]+ +[0-9]+ +[0-9]+ +-?[0-9]+ ?/, "", a); ' +
+  `if (p != s && index(a, "${NAME_PREFIX}")) o = 1 } ` +
+  `if (p == s && pp[i] == p && pg[i] == p) { if (index(l[i], "${NAME_PREFIX}")) o = 1; ` +
+  `else c = "${CHILD}" } } if (c == "" && o) c = "${OURS}"; print p "|" c "|" a }'); ` +
   "p=${r%%|*}; r=${r#*|}; c=${r%%|*}; a=${r#*|}; " +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); " +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$c$e|$a"`;
@@ -162,11 +164,31 @@ export interface PaneShellOptions {
   readerUnknown?: boolean;
   /** The pane's `#{bracket_paste_flag}`. */
   bracketPaste?: string;
+  /** No run of ours holds the pane (its mark is clear): one of ours in front is finishing. */
+  runsOver?: boolean;
 }
 
 /** The key a pane's looked-at shell is cached under. */
 function shellKey(socket: TmuxSocket, paneId: string, options: PaneShellOptions): string {
   return `${socketKey(socket)}\0${paneId}\0${options.panePid}\0${options.command}`;
+}
+
+/**
+ * Run by tmux's `if-shell`: whether the terminal's foreground process group is the pane's own
+ * process (its shell, not a program or script it started). No tmux client inside.
+ */
+const SHELL_IN_FRONT = "if [ -r /proc/#{pane_pid}/stat ]; then " +
+  // The foreground group (tpgid) is the 6th field after the command name's ") " (`####` is how a
+  // format writes `##`).
+  'read -r l < /proc/#{pane_pid}/stat && l=${l####*) } && set -- $l && [ "$6" = #{pane_pid} ]; ' +
+  'else [ "$(ps -o tpgid= -p #{pane_pid} 2>/dev/null)" -eq #{pane_pid} ] 2>/dev/null; fi';
+
+/** Whether a pane's own process holds its terminal (false when that cannot be told). */
+async function shellInFront(socket: TmuxSocket, paneId: string): Promise<boolean> {
+  const answer = await spawnRun(socket, [
+    ...["if-shell", "-t", paneId, SHELL_IN_FRONT, "display-message -p 1", "display-message -p 0"],
+  ]).catch(() => "");
+  return answer.trim() === "1";
 }
 
 /**
@@ -185,6 +207,9 @@ export async function paneShell(
   const key = shellKey(socket, paneId, options);
   const cached = look ? undefined : options.cache.get(key);
   if (cached !== undefined) return cached;
+  // A plain shell's name before tmux 3.7: the common case, the shell itself in front, is told
+  // by a look much cheaper than the whole probe (16 first calls at once pay it together).
+  if (!ambiguous(name) && await shellInFront(socket, paneId)) return fromName(name);
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
   let answer = "";
@@ -193,7 +218,7 @@ export async function paneShell(
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
       ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
     ]).catch(() => "")).trim();
-    if (!answer.startsWith(OURS) || looks === OURS_LOOKS) break;
+    if (!answer.startsWith(OURS) || !options.runsOver || looks === OURS_LOOKS) break;
     await new Promise((resolve) => setTimeout(resolve, OURS_WAIT_MS));
   }
   const shell = shellFromProbe(answer) ?? fromName(name);

@@ -178,6 +178,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         command: state.pane_current_command,
         readerUnknown: lineEditorUnknown(socket, { sessionId: state.session_id, paneId }),
         bracketPaste: state.bracket_paste_flag,
+        runsOver: running === "",
       })
       : null;
     if (kind === "unsupported_shell" || shell?.kind === "unsupported") {

@@ -1,0 +1,124 @@
+/**
+ * What a capture_since cursor remembers of text, kept small whatever the text: hashes of the
+ * lines it read last, and of what its row showed and what was typed there, neither of which is
+ * new output.
+ *
+ * @module
+ */
+
+/** FNV-1a over lines, each ended by a newline. */
+export function hashLines(lines: readonly string[]): number {
+  let hash = 0x811c9dc5;
+  for (const line of lines) {
+    for (let i = 0; i < line.length; i++) hash = Math.imul(hash ^ line.charCodeAt(i), 0x01000193);
+    hash = Math.imul(hash ^ 10, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** The rolling hash's modulus (a prime below 2^31) and base: every product stays exact. */
+const MODULUS = 2147483647;
+const BASE = 65599;
+
+/** A polynomial hash of `text`'s UTF-16 units, which can be rolled along a longer text. */
+function rollingHash(text: string): number {
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (hash * BASE + text.charCodeAt(i)) % MODULUS;
+  return hash;
+}
+
+/**
+ * Removes from `text` every place its `length` units hash to `hash` (left to right, not
+ * overlapping). Linear in the text, whatever the length.
+ */
+function removeHashed(text: string, length: number, hash: number): string {
+  if (length === 0 || text.length < length) return text;
+  // BASE^(length-1), to take a window's first unit out of its hash.
+  let high = 1;
+  for (let i = 1; i < length; i++) high = (high * BASE) % MODULUS;
+  const kept: string[] = [];
+  let from = 0;
+  let window = rollingHash(text.slice(0, length));
+  for (let at = 0; at + length <= text.length;) {
+    if (window === hash) {
+      kept.push(text.slice(from, at));
+      from = at + length;
+      at = from;
+      if (at + length <= text.length) window = rollingHash(text.slice(at, at + length));
+      continue;
+    }
+    if (at + length < text.length) {
+      const first = (text.charCodeAt(at) * high) % MODULUS;
+      window = ((window - first + MODULUS) * BASE + text.charCodeAt(at + length)) % MODULUS;
+    }
+    at++;
+  }
+  kept.push(text.slice(from));
+  return kept.join("");
+}
+
+/** What a cursor's row held that is not new: nothing once output has moved past that row. */
+export interface OldText {
+  /** Length and hash of what the row showed when the cursor was made (old output, a prompt). */
+  seen: number;
+  seenHash: number;
+  /** Length and rolling hash of the text then typed on it (its echo), up to its first line end. */
+  echo: number;
+  echoHash: number;
+}
+
+/** A row with nothing old on it. */
+export const NOTHING_OLD: OldText = { seen: 0, seenHash: 0, echo: 0, echoHash: 0 };
+
+/** The old text of a row showing `current`, with `typed` about to be typed on it. */
+export function oldText(current: string, typed: string | null): OldText {
+  const echo = typed === null ? "" : typed.split(/[\r\n]/, 1)[0];
+  return {
+    seen: current.length,
+    seenHash: hashLines([current]),
+    echo: echo.length,
+    echoHash: rollingHash(echo),
+  };
+}
+
+/** A line that begins at the cursor's row, less what that row showed then (a row rewritten since,
+ * which no longer begins with it, is all new). */
+function withoutSeen(line: string, old: OldText): string {
+  if (old.seen === 0) return line;
+  if (line.length < old.seen || hashLines([line.slice(0, old.seen)]) !== old.seenHash) return line;
+  return line.slice(old.seen);
+}
+
+/** New text read from a cursor: its lines and current row, and what of its old text is left. */
+export interface NewText {
+  lines: string[];
+  current: string;
+  /** The echo of typed text not met yet: the next read looks for it (else nothing is old). */
+  echoLeft: OldText;
+}
+
+/**
+ * The lines and current row of a read that begins at the cursor's row, less what that row showed
+ * then and the echo of what was typed there. The echo is taken out of the first row it shows on,
+ * wherever on the row: a prompt drawn after the cursor was made (a shell still finishing its last
+ * command) puts it further along, keys typed before it (an Enter) a row further down, and a
+ * terminal's own echo before the line editor's puts it there twice. Until it shows, later reads
+ * look for it; a program that echoes nothing (a password prompt) leaves nothing to take out.
+ */
+export function newText(lines: string[], current: string, old: OldText): NewText {
+  const rows = [...lines, current].map((row, i) => i === 0 ? withoutSeen(row, old) : row);
+  let echoAt = -1;
+  for (let i = 0; i < rows.length && old.echo > 0 && echoAt < 0; i++) {
+    const without = removeHashed(rows[i], old.echo, old.echoHash);
+    if (without !== rows[i]) {
+      rows[i] = without;
+      echoAt = i;
+    }
+  }
+  // A complete row that held only old text and echo (a typed command line) is not output.
+  const kept = rows.slice(0, lines.length).filter((row, i) => row !== "" || lines[i] === "");
+  const left = echoAt >= 0 && echoAt < lines.length
+    ? NOTHING_OLD
+    : { ...NOTHING_OLD, echo: old.echo, echoHash: old.echoHash };
+  return { lines: kept, current: rows[lines.length], echoLeft: left };
+}

@@ -1,0 +1,39 @@
+// What a capture_since cursor's row held, and the echo of what was typed on it, are not output.
+
+import { assertEquals } from "../deps.ts";
+import { newText, oldText } from "../../src/tmux/cursor_text.ts";
+
+const TYPED = "echo MARK_1";
+
+Deno.test("the echo of typed text is left out wherever it first shows after the cursor", () => {
+  const cases: [string, string, string[]][] = [
+    // The prompt was drawn when the cursor was made.
+    ["$ ", "$ echo MARK_1", []],
+    // Drawn after (the shell still finishing its last command): the prompt is all that is new.
+    ["", "$ echo MARK_1", ["$ "]],
+    // The terminal echoed the typeahead before the line editor drew the prompt and echoed it again.
+    ["", "echo MARK_1$ echo MARK_1", ["$ "]],
+    // A program that echoes nothing (a password prompt): what it prints stays.
+    ["Password: ", "Password: ok", ["ok"]],
+    // A row rewritten since the cursor was made is all new.
+    ["$ ", "MARK_1 done", ["MARK_1 done"]],
+  ];
+  for (const [shown, row, expected] of cases) {
+    const { lines } = newText([row, "MARK_1"], "", oldText(shown, TYPED));
+    assertEquals(lines, [...expected, "MARK_1"], JSON.stringify([shown, row]));
+  }
+  // An Enter typed before it, while the shell was busy: the echo is a row further down.
+  const later = newText(["$ ", "$ echo MARK_1", "MARK_1"], "$ ", oldText("", TYPED));
+  assertEquals([later.lines, later.echoLeft.echo], [["$ ", "$ ", "MARK_1"], 0]);
+  // Not shown yet (still typeahead): the next read looks for it, in the row it ends on too.
+  const early = newText(["$ "], "", oldText("", TYPED));
+  assertEquals(early.echoLeft.echo, TYPED.length);
+  assertEquals(newText([], "$ echo MARK_1", early.echoLeft).current, "$ ");
+});
+
+Deno.test("an echo is found in a long row, of a long typed line, in one pass", () => {
+  const typed = "x".repeat(50_000) + "y";
+  const row = "$ " + "x".repeat(100_000) + typed + "z";
+  const { current } = newText([], row, oldText("$ ", typed));
+  assertEquals(current, "x".repeat(100_000) + "z");
+});
