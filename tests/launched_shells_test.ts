@@ -165,7 +165,7 @@ for (const [name, shell] of Object.entries(CASES)) {
 
       // Interrupted: the status comes back, not a timeout.
       const slow = await run(shell.sleep ?? "sleep 30", { timeout: 1 });
-      assertEquals([slow.timed_out, slow.started], [true, true]);
+      assertEquals([slow.timed_out, slow.started], [true, true], JSON.stringify(slow));
       await call(conn, "send_keys", { pane_id: pane, keys: ["C-c"] });
       const interrupted = await call(conn, "wait_for_command", {
         run_id: slow.run_id,

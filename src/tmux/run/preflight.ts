@@ -54,6 +54,14 @@ export function foreground(state: PaneState): ReturnType<typeof classifyProcess>
 /** How long, in ms, a pane that is not at an idle shell is watched for getting there. */
 const IDLE_WAIT_MS = 150;
 
+/**
+ * How long when our last run there has just ended and something else than a shell shows in
+ * front: the shell is on its way back, which a loaded machine can make slow (meanwhile tmux may
+ * name the pane by its start command, `env` say: the run's subshell, exited and not yet reaped,
+ * shows no name).
+ */
+const BACK_WAIT_MS = 1000;
+
 /** Looks taken back to back before sleeping between them: a shell is usually back within 2 ms. */
 const IDLE_QUICK_LOOKS = 8;
 
@@ -153,9 +161,12 @@ export async function idleState(
   paneId: string,
   lastEnd: Position | undefined,
 ): Promise<PaneState> {
-  const waitUntil = Date.now() + IDLE_WAIT_MS;
+  const begun = Date.now();
+  const waiting = (state: PaneState) =>
+    Date.now() - begun <
+      (lastEnd !== undefined && foreground(state) === "other" ? BACK_WAIT_MS : IDLE_WAIT_MS);
   let state = await queryPane(socket, paneId, STATE_FIELDS);
-  for (let look = 1; !ready(state, lastEnd) && Date.now() < waitUntil; look++) {
+  for (let look = 1; !ready(state, lastEnd) && waiting(state); look++) {
     if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
     if (look > IDLE_QUICK_LOOKS) {
       const sleep = Math.min(2 ** (look - IDLE_QUICK_LOOKS - 1), 10);

@@ -38,11 +38,11 @@ const CHILD = "child:";
 /**
  * The probe's prefix when what holds the terminal, or the only such child, is one of ours: the
  * `sh` of a launched run just ended, still finishing its trailer (its arguments name our buffers).
- * Once the run's mark is cleared it is waited for.
+ * Once the run's mark is cleared it is waited for, as a child in the shell's group is.
  */
 const OURS = "ours:";
 
-/** How often, and how long apart, a pane whose run is still finishing is looked at again. */
+/** How often, and how long apart, a pane that looks busy with no run of ours is looked at again. */
 const OURS_LOOKS = 10;
 const OURS_WAIT_MS = 25;
 
@@ -218,7 +218,10 @@ export async function paneShell(
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
       ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
     ]).catch(() => "")).trim();
-    if (!answer.startsWith(OURS) || !options.runsOver || looks === OURS_LOOKS) break;
+    // Right after a run a shell without job control may still have a child of its own (xonsh's
+    // between commands): that, like our sh finishing, is looked at again before calling it busy.
+    const busy = answer.startsWith(OURS) || answer.startsWith(CHILD);
+    if (!busy || !options.runsOver || looks === OURS_LOOKS) break;
     await new Promise((resolve) => setTimeout(resolve, OURS_WAIT_MS));
   }
   const shell = shellFromProbe(answer) ?? fromName(name);
