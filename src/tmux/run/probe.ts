@@ -207,24 +207,28 @@ export async function paneShell(
   const key = shellKey(socket, paneId, options);
   const cached = look ? undefined : options.cache.get(key);
   if (cached !== undefined) return cached;
-  // A plain shell's name before tmux 3.7: the common case, the shell itself in front, is told
-  // by a look much cheaper than the whole probe (16 first calls at once pay it together).
-  if (!ambiguous(name) && await shellInFront(socket, paneId)) return fromName(name);
+  // A plain shell's name before tmux 3.7, on a first call: the common case, the shell itself in
+  // front, is told by a look much cheaper than the whole probe (16 first calls at once pay it
+  // together). It does not see a pane started as a script (`bash -c ...`): before 3.7 such a pane
+  // was never looked at.
+  if (!ambiguous(name) && options.bracketPaste === "" && await shellInFront(socket, paneId)) {
+    return fromName(name);
+  }
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
-  let answer = "";
+  let shell: PaneShell = fromName(name);
   for (let looks = 1; looks <= OURS_LOOKS; looks++) {
-    answer = (await spawnRun(socket, [
+    const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
       ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
     ]).catch(() => "")).trim();
+    shell = shellFromProbe(answer) ?? fromName(name);
     // Right after a run a shell without job control may still have a child of its own (xonsh's
     // between commands): that, like our sh finishing, is looked at again before calling it busy.
-    const busy = answer.startsWith(OURS) || answer.startsWith(CHILD);
-    if (!busy || !options.runsOver || looks === OURS_LOOKS) break;
+    const settling = shell.kind === "other" && [OURS, CHILD].some((p) => answer.startsWith(p));
+    if (!settling || !options.runsOver || looks === OURS_LOOKS) break;
     await new Promise((resolve) => setTimeout(resolve, OURS_WAIT_MS));
   }
-  const shell = shellFromProbe(answer) ?? fromName(name);
   // A script ends, and the name may be a shell's again: only a shell is remembered.
   if (shell.kind !== "other") options.cache.set(key, shell);
   return shell;
