@@ -55,10 +55,11 @@ export function foreground(state: PaneState): ReturnType<typeof classifyProcess>
 const IDLE_WAIT_MS = 150;
 
 /**
- * How long when our last run there has just ended and something else than a shell shows in
- * front: the shell is on its way back, which a loaded machine can make slow (meanwhile tmux may
- * name the pane by its start command, `env` say: the run's subshell, exited and not yet reaped,
- * shows no name).
+ * How long when something else than a shell shows in front and no run of ours holds the pane: a
+ * shell whose command just ended is on its way back, which a loaded machine can make slow
+ * (meanwhile tmux may name the pane by its start command, `env` say: the command's process,
+ * exited and not yet reaped, shows no name). A pane really running a program is refused a moment
+ * later.
  */
 const BACK_WAIT_MS = 1000;
 
@@ -162,9 +163,11 @@ export async function idleState(
   lastEnd: Position | undefined,
 ): Promise<PaneState> {
   const begun = Date.now();
+  // Another program in front with no run of ours: maybe a shell not back yet (see BACK_WAIT_MS).
+  const notBack = (state: PaneState) =>
+    state[RUNNING_OPTION] === "" && foreground(state) === "other";
   const waiting = (state: PaneState) =>
-    Date.now() - begun <
-      (lastEnd !== undefined && foreground(state) === "other" ? BACK_WAIT_MS : IDLE_WAIT_MS);
+    Date.now() - begun < (notBack(state) ? BACK_WAIT_MS : IDLE_WAIT_MS);
   let state = await queryPane(socket, paneId, STATE_FIELDS);
   for (let look = 1; !ready(state, lastEnd) && waiting(state); look++) {
     if (state.pane_in_mode === "1" || state.pane_dead === "1") break;
