@@ -73,7 +73,8 @@ export async function capturePane(
   return lines;
 }
 
-interface CursorState {
+/** A cursor: where it stands, and (its {@linkcode OldText}) what its row held that is not new. */
+interface CursorState extends OldText {
   /** The pane and tmux server (socket name, "" for the default) the cursor was made for. */
   pane: string;
   socket: string;
@@ -88,12 +89,6 @@ interface CursorState {
    * cursor small whatever the lines. */
   tail: number[];
   tailRow: number;
-  /** Length and hash of what the cursor's row showed when the cursor was made (old output, a
-   * prompt) and of the text then typed on it (its echo): neither is new output. */
-  seen: number;
-  seenHash: number;
-  echo: number;
-  echoHash: number;
 }
 
 /** Options for {@linkcode captureSince}. */

@@ -43,8 +43,8 @@ const CHILD = "child:";
 const OURS = "ours:";
 
 /** How often, and how long apart, a pane that looks busy with no run of ours is looked at again. */
-const OURS_LOOKS = 10;
-const OURS_WAIT_MS = 25;
+const SETTLE_LOOKS = 10;
+const SETTLE_WAIT_MS = 25;
 
 /** Shells that run their programs in their own process group: a child there has the terminal. */
 const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
@@ -217,7 +217,7 @@ export async function paneShell(
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
   let shell: PaneShell = fromName(name);
-  for (let looks = 1; looks <= OURS_LOOKS; looks++) {
+  for (let looks = 1; looks <= SETTLE_LOOKS; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
       ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
@@ -226,8 +226,8 @@ export async function paneShell(
     // Right after a run a shell without job control may still have a child of its own (xonsh's
     // between commands): that, like our sh finishing, is looked at again before calling it busy.
     const settling = shell.kind === "other" && [OURS, CHILD].some((p) => answer.startsWith(p));
-    if (!settling || !options.runsOver || looks === OURS_LOOKS) break;
-    await new Promise((resolve) => setTimeout(resolve, OURS_WAIT_MS));
+    if (!settling || !options.runsOver || looks === SETTLE_LOOKS) break;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
   }
   // A script ends, and the name may be a shell's again: only a shell is remembered.
   if (shell.kind !== "other") options.cache.set(key, shell);
