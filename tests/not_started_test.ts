@@ -4,7 +4,8 @@
 // the result says it does not know (started: null) and wait_for_command collects the run.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
-import { withServer } from "./helpers/mcp.ts";
+import { type Connection, startServer, withServer } from "./helpers/mcp.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
@@ -57,45 +58,76 @@ for (const [kind, command] of [["inline", "echo RAN > "], ["buffered", "echo RAN
   });
 }
 
-Deno.test("a line that may still start is settled by the next run: never run, wait_for_command says so", async () => {
-  await withServer("stdio", {}, async (conn, tmux) => {
-    const file = await Deno.makeTempFile();
-    await Deno.remove(file);
-    const rc = await Deno.makeTempFile();
-    await Deno.writeTextFile(rc, SLOW_RC);
-    const call = async (name: string, args: Json) =>
-      (await conn.client.callTool({ name, arguments: args }) as CallToolResult)
-        .structuredContent as Json;
-    try {
-      const pane = (await tmux.run(
-        ...["new-window", "-d", "-P", "-F", "#{pane_id}"],
-        `bash --noprofile --rcfile ${rc}`,
-      )).trim();
-      const first = await call("run_command", {
-        pane_id: pane,
-        command: `echo RAN > ${file}`,
-        timeout: 1,
+// The pending run is settled by what the pane shows, so a server process started later settles
+// it too, and a later run that is still going settles it as well as one that ended.
+for (const place of ["this", "another"] as const) {
+  for (const later of ["ended", "still running"] as const) {
+    const name = `a line that may still start is settled by a later run (${later}), in ` +
+      `${place} server process: never run, wait_for_command says so`;
+    Deno.test(name, async () => {
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const file = await Deno.makeTempFile();
+        await Deno.remove(file);
+        const rc = await Deno.makeTempFile();
+        await Deno.writeTextFile(rc, SLOW_RC);
+        const other = place === "this"
+          ? conn
+          : await startServer("stdio", { socketName: tmux.socketName });
+        const call = async (server: Connection, name: string, args: Json) =>
+          (await server.client.callTool({ name, arguments: args }) as CallToolResult)
+            .structuredContent as Json;
+        try {
+          const pane = (await tmux.run(
+            ...["new-window", "-d", "-P", "-F", "#{pane_id}"],
+            `bash --noprofile --rcfile ${rc}`,
+          )).trim();
+          const first = await call(conn, "run_command", {
+            pane_id: pane,
+            command: `echo RAN > ${file}`,
+            timeout: 1,
+          });
+          assertEquals(first.started, null, JSON.stringify(first));
+          // C-c while the startup files still run: the terminal drops the line typed ahead.
+          await tmux.run("send-keys", "-t", pane, "C-c");
+          await until("the prompt", async () => {
+            const screen = await tmux.run("capture-pane", "-p", "-t", pane);
+            return screen.trimEnd().endsWith("$");
+          });
+          // A later run that ends within its call, or one still running when its call returns.
+          const next = await call(other, "run_command", {
+            pane_id: pane,
+            ...(later === "ended"
+              ? { command: "echo next", timeout: 10 }
+              : { command: "sleep 3", timeout: 0.5 }),
+          });
+          assertEquals(
+            [next.started, next.timed_out],
+            [true, later === "still running"],
+            JSON.stringify(next),
+          );
+          const settled = await call(other, "wait_for_command", {
+            run_id: first.run_id,
+            timeout: 2,
+          });
+          assertEquals(
+            [settled.started, settled.timed_out, settled.exit_status],
+            [false, false, null],
+            JSON.stringify(settled),
+          );
+          assert(String(settled.not_started_reason).includes("later run_command"));
+          assertEquals(await Deno.stat(file).then(() => true, () => false), false, "it ran");
+          if (later === "still running") {
+            const rest = await call(conn, "wait_for_command", { run_id: next.run_id, timeout: 10 });
+            assertEquals(rest.exit_status, 0, JSON.stringify(rest));
+          }
+          // Nothing is left in the pane: the name of its last ended run went with the records.
+          await assertNoLeftovers(tmux, conn.serverPid);
+        } finally {
+          if (other !== conn) await other.close();
+          await Deno.remove(file).catch(() => {});
+          await Deno.remove(rc);
+        }
       });
-      assertEquals(first.started, null, JSON.stringify(first));
-      // C-c while the startup files still run: the terminal drops the line typed ahead.
-      await tmux.run("send-keys", "-t", pane, "C-c");
-      await until("the prompt", async () => {
-        const screen = await tmux.run("capture-pane", "-p", "-t", pane);
-        return screen.trimEnd().endsWith("$");
-      });
-      const next = await call("run_command", { pane_id: pane, command: "echo next", timeout: 10 });
-      assertEquals([next.started, next.output], [true, ["next"]], JSON.stringify(next));
-      const settled = await call("wait_for_command", { run_id: first.run_id, timeout: 2 });
-      assertEquals(
-        [settled.started, settled.timed_out, settled.exit_status],
-        [false, false, null],
-        JSON.stringify(settled),
-      );
-      assert(String(settled.not_started_reason).includes("later run_command"));
-      assertEquals(await Deno.stat(file).then(() => true, () => false), false, "it ran");
-    } finally {
-      await Deno.remove(file).catch(() => {});
-      await Deno.remove(rc);
-    }
-  });
-});
+    });
+  }
+}

@@ -20,6 +20,7 @@ import { NAME_PREFIX } from "../names.ts";
 import {
   type CallNames,
   dropStatus,
+  ENDED_OPTION,
   KEYS_IGNORED,
   type LaunchedShell,
   PLAIN_PAGERS,
@@ -115,6 +116,8 @@ export function launcherScript(options: LauncherScriptOptions): string {
     `M "${names.channel}_e$s"`,
     KEYS_IGNORED,
     `T set-option -p -F -t ${paneId} ${names.option} "${status("$s")}" ";" ` +
+    `if-shell -F -t ${paneId} "#{${ENDED_OPTION}}" ` +
+    `"set-option -p -t ${paneId} ${ENDED_OPTION} ${names.channel}" ";" ` +
     `if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION}" ";" ` +
     `if-shell -F -t ${paneId} "${keep}" "wait-for -S ${names.channel}" ";" ` +
     `if-shell -F -t ${paneId} "${drop}" "set-option -p -u -t ${paneId} ${names.option}"`,
@@ -125,6 +128,8 @@ export function launcherScript(options: LauncherScriptOptions): string {
     `M "${names.channel}_ek$s"`,
     KEYS_IGNORED,
     `T if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ` +
+    `if-shell -F -t ${paneId} '#{${ENDED_OPTION}}' ` +
+    `'set-option -p -t ${paneId} ${ENDED_OPTION} ${names.channel}' ; ` +
     `set-option -p -F -t ${paneId} ${names.option} '${status("k$s")}' ; ` +
     `if-shell -F -t ${paneId} '${keep}' 'wait-for -S ${names.channel}' ; ` +
     `if-shell -F -t ${paneId} '${drop}' 'set-option -p -u -t ${paneId} ${names.option}'"`,

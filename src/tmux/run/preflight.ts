@@ -18,11 +18,13 @@ import {
   type CallNames,
   callNames,
   classifyProcess,
+  ENDED_OPTION,
   markOutlivedShell,
   RUNNING_OPTION,
   statusOptionNonce,
 } from "./shell.ts";
 import type { Position } from "./types.ts";
+import { endedUnused } from "./pending.ts";
 
 const STATE_FIELDS = [
   "pane_in_mode",
@@ -136,6 +138,11 @@ export async function reconcile(
     commands.push("set-option", "-p", "-u", "-t", paneId, names.record, THEN);
     commands.push("set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN);
     commands.push("set-option", "-p", "-u", "-t", paneId, names.option, THEN);
+    options.delete(names.record);
+    options.delete(names.quietRecord);
+  }
+  if (endedUnused(options)) {
+    commands.push("set-option", "-p", "-u", "-t", paneId, ENDED_OPTION, THEN);
   }
   if (commands.length === 0) return false;
   await runTmux(socket, commands.slice(0, -1));

@@ -55,8 +55,9 @@ export interface RunRecord {
   /**
    * The line was typed but the shell had not run it when its call gave up, and no running mark
    * holds the pane for it: it may still start (wait_for_command waits for it all the same).
+   * `after`: the pane's last ended run then (`ENDED_OPTION`, "" for none); a later one settles it.
    */
-  pending?: true;
+  pending?: { after: string };
 }
 
 /** The option value for a record. */
@@ -82,6 +83,14 @@ function within(value: unknown, max: number): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < max;
 }
 
+const CHANNEL = new RegExp(`^(?:${NAME_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}})?$`);
+
+/** A pending record's `after`, when it is a channel name (or ""); null for anything else. */
+function pendingAfter(pending: unknown): string | null {
+  const after = (pending as { after?: unknown } | null)?.after;
+  return typeof after === "string" && CHANNEL.test(after) ? after : null;
+}
+
 /** A record from its option value; null when the value is not one this server could have made. */
 export function parseRecord(value: string): RunRecord | null {
   if (value.length > TYPED_MAX * 2) return null;
@@ -97,10 +106,11 @@ export function parseRecord(value: string): RunRecord | null {
     within(record.created, Number.MAX_SAFE_INTEGER) && typeof record.typed === "string" &&
     record.typed.length <= TYPED_MAX;
   if (!valid) return null;
+  const after = pendingAfter(record.pending);
   return {
     anchor: { history: anchor.history, y: anchor.y, x: anchor.x, pid: anchor.pid },
     typed: record.typed,
     created: record.created,
-    ...(record.pending === true ? { pending: true } : {}),
+    ...(after === null ? {} : { pending: { after } }),
   };
 }

@@ -16,7 +16,8 @@ import { THEN } from "../transport/command_line.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
 import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
-import { callNames, killedReason, RUNNING_OPTION } from "./shell.ts";
+import { callNames, ENDED_OPTION, killedReason, RUNNING_OPTION } from "./shell.ts";
+import { dropUnusedEnded, superseded } from "./pending.ts";
 import { forgetRun, type PaneCall, type Runner } from "./state.ts";
 import {
   currentPosition,
@@ -83,7 +84,9 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     names.quietRecord,
     names.option,
     RUNNING_OPTION,
+    ENDED_OPTION,
     "pane_pid",
+    "pane_path",
     "pane_dead",
   ] as const;
   let state = await queryPane(socket, paneId, fields);
@@ -100,6 +103,11 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
       fields,
     )[0];
   }
+  // The record goes, and with the pane's last one the name of its last ended run (pending.ts).
+  const forget = async () => {
+    await forgetRun(call);
+    if (state[ENDED_OPTION] !== "") await dropUnusedEnded(socket, paneId).catch(() => {});
+  };
   const record = parseRecord(state[names.record]);
   if (record === null) {
     if (state[names.record] === "") {
@@ -109,7 +117,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
           "already, or expired",
       );
     }
-    await forgetRun(call);
+    await forget();
     throw new TmuxError(
       "not_found",
       `run ${request.runId} has a record in its pane that no server wrote (a program in the pane ` +
@@ -128,13 +136,12 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   const replaced = () => state.pane_dead === "1" || state.pane_pid !== String(record.anchor.pid);
   // A pending run holds no mark: its line may still start, and its trailer signals all the same.
   const running = () =>
-    record.pending === true || state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
-  if (
-    state[names.option] === "" && record.pending === true && !replaced() &&
-    runner.superseded.has(names.channel)
-  ) {
-    await forgetRun(call);
-    runner.superseded.delete(names.channel);
+    record.pending !== undefined ||
+    state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
+  const neverRuns = () =>
+    state[names.option] === "" && !replaced() && superseded(record, state, names.channel);
+  const supersededResult = async (): Promise<RunResult> => {
+    await forget();
     return {
       ...base,
       started: false,
@@ -145,7 +152,8 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
       elapsed_seconds: elapsed(),
       ...NO_OUTPUT,
     };
-  }
+  };
+  if (neverRuns()) return await supersededResult();
   if (state[names.option] === "" && running() && !replaced()) {
     const waiter = waitChannel(socket, names.channel);
     const limits = { socket, paneId, timeout: request.timeout, signal };
@@ -156,10 +164,11 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
     if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
     state = await queryPane(socket, paneId, fields);
+    if (neverRuns()) return await supersededResult();
     if (state[names.option] === "" && running() && !replaced()) {
       return {
         ...base,
-        ...(record.pending === true ? { started: null, not_started_reason: MAY_START } : {}),
+        ...(record.pending === undefined ? {} : { started: null, not_started_reason: MAY_START }),
         exit_status: null,
         timed_out: true,
         no_status_reason: null,
@@ -213,7 +222,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
       ...await endedOutput(),
     };
   }
-  await forgetRun(call);
+  await forget();
   return { ...result, elapsed_seconds: elapsed() };
 }
 

@@ -18,18 +18,17 @@ import { forgetPaneShell } from "./probe.ts";
 import { encodeRecord, type RunRecord } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
 import { deleteUnfetched } from "./type_line.ts";
+import { pendingMark } from "./pending.ts";
 import { waitForRun } from "./resume.ts";
-import { killedReason, type RunEnd, RUNNING_OPTION } from "./shell.ts";
+import { ENDED_OPTION, killedReason, type RunEnd, RUNNING_OPTION } from "./shell.ts";
 import {
   addOrphan,
-  addPending,
   forgetRun,
   lockKey,
   type PaneCall,
   rememberEnd,
   rememberFunction,
   type Runner,
-  supersedePending,
 } from "./state.ts";
 import {
   type Anchor,
@@ -93,17 +92,8 @@ export interface RunContext {
   followed: boolean;
 }
 
-/**
- * Turns how the wait ended into the call's result. A run that started supersedes the runs of the
- * pane that might still have started.
- */
+/** Turns how the wait ended into the call's result. */
 export async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
-  const result = await settleOutcome(context, outcome);
-  if (result.started === true) supersedePending(context.runner, context.call);
-  return result;
-}
-
-async function settleOutcome(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
   const { runner, call, stream } = context;
   const key = lockKey(call.socket, call.paneId);
   switch (outcome) {
@@ -238,7 +228,7 @@ async function waitedResult(context: RunContext): Promise<RunResult> {
   );
 }
 
-const TIMEOUT_FIELDS = [RUNNING_OPTION, "pane_pid", "pane_path"] as const;
+const TIMEOUT_FIELDS = [RUNNING_OPTION, ENDED_OPTION, "pane_pid", "pane_path"] as const;
 
 /**
  * Records the run for wait_for_command and, in the same tmux command, reads its pane: whether the
@@ -317,9 +307,11 @@ async function timedOut(
       forgetPaneShell(runner.shells, socket, paneId);
       // Withdrawn: the function runs a buffered command only from its buffer, now gone.
       const withdrawn = await deleteUnfetched(call) && context.withdrawable;
-      const pending = encodeRecord({ ...written, pending: true });
+      const mark = pendingMark(paneId, { channel: names.channel, ended: state[ENDED_OPTION] });
+      const pending = encodeRecord({ ...written, pending: { after: mark.after } });
       await runTmux(socket, [
         ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+        ...(withdrawn ? [] : mark.commands),
         ...(withdrawn ? ["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN] : []),
         ...(withdrawn
           ? ["set-option", "-p", "-u", "-t", paneId, names.record]
@@ -333,7 +325,6 @@ async function timedOut(
         };
       }
       // The line may still run: its record stays for wait_for_command.
-      addPending(runner, call);
       return { ...await runningResult(context), started: null, not_started_reason: MAY_START };
     }
     rememberFunction(runner, key, context.functionMark);

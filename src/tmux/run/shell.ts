@@ -129,6 +129,13 @@ export function statusOptionNonce(name: string): string | null {
  */
 export const RUNNING_OPTION = `@${NAME_PREFIX}running`;
 
+/**
+ * Pane user option naming the channel of the last run whose trailer (or guard) ran in the pane,
+ * written by the trailer's own tmux command only while it is set: while a run that may still
+ * start is kept (see pending.ts).
+ */
+export const ENDED_OPTION = `@${NAME_PREFIX}ended`;
+
 /** The value of {@linkcode RUNNING_OPTION} for a call in a pane whose process is `panePid`. */
 export function runningMark(names: CallNames, panePid: number): string {
   return `${names.channel}:${panePid}`;
@@ -346,6 +353,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     KEYS_IGNORED,
     `${tmux} set-option -p -F -t "$2" "@$1" ` +
     `"$${status}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
+    `if-shell -F -t "$2" "#{${ENDED_OPTION}}" "set-option -p -t $2 ${ENDED_OPTION} $1" \\; ` +
     `if-shell -F -t "$2" "#{==:#{${RUNNING_OPTION}},$1:#{pane_pid}}" ` +
     `"set-option -p -u -t $2 ${RUNNING_OPTION}" \\; ` +
     `if-shell -F -t "$2" "#{||:$4,#{@${NAME_PREFIX}run_\${1#${NAME_PREFIX}}}}" ` +
@@ -369,6 +377,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
     `(${KEYS_IGNORED}; ${tmux} if-shell -F -t "$3" "${mark}" ` +
     `"set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
+    `if-shell -F -t $3 '#{${ENDED_OPTION}}' 'set-option -p -t $3 ${ENDED_OPTION} $2' ; ` +
     `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
     `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ; ` +
     `if-shell -F -t $3 '${drop}' 'set-option -p -u -t $3 @$2'"); ${marker("%s", '"$4"')}; }`,

@@ -40,16 +40,6 @@ export interface Runner {
   definitions: Map<string, Promise<RunFunction>>;
   /** Shells looked at where a pane's command name does not tell (see `paneShell`). */
   shells: Map<string, PaneShell>;
-  /**
-   * Per pane, the channels of runs whose line was typed but not run when their call gave up
-   * (`started: null`): they may still start, until a later run in the pane starts.
-   */
-  pending: Map<string, string[]>;
-  /**
-   * Channels of such runs after which a later run in their pane started: the shell reads its
-   * input in order, so their line was read before (and ran to its end) or never will run.
-   */
-  superseded: Map<string, true>;
   /** Runs' output kept for reading later (read_command_output, wait_for_command). */
   store: OutputStore;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
@@ -70,8 +60,6 @@ export function createRunner(): Runner {
     functions: new BoundedMap(PANES_REMEMBERED_MAX),
     definitions: new Map(),
     shells: new BoundedMap(PANES_REMEMBERED_MAX),
-    pending: new BoundedMap(PANES_REMEMBERED_MAX),
-    superseded: new BoundedMap(PANES_REMEMBERED_MAX),
     store: new OutputStore(),
     stop: new AbortController(),
     inFlight: new Set(),
@@ -116,28 +104,6 @@ export async function runSettled(
 /** Remembers where a pane's last output ended, for the next call's wait for the prompt. */
 export function rememberEnd(runner: Runner, key: string, end: Position): void {
   runner.lastEnds.set(key, { history: end.history, y: end.y, x: end.x });
-}
-
-/** Runs that may still start remembered per pane, the oldest going first. */
-const PENDING_PER_PANE_MAX = 64;
-
-/** Remembers a run that may still start (see {@linkcode Runner.pending}). */
-export function addPending(runner: Runner, call: PaneCall): void {
-  const key = lockKey(call.socket, call.paneId);
-  const list = [...runner.pending.get(key) ?? [], call.names.channel];
-  runner.pending.set(key, list.slice(-PENDING_PER_PANE_MAX));
-}
-
-/**
- * A run in the pane has started: the runs there that might still start are superseded (see
- * {@linkcode Runner.superseded}).
- */
-export function supersedePending(runner: Runner, call: PaneCall): void {
-  const key = lockKey(call.socket, call.paneId);
-  for (const channel of runner.pending.get(key) ?? []) {
-    if (channel !== call.names.channel) runner.superseded.set(channel, true);
-  }
-  runner.pending.delete(key);
 }
 
 /** A call in a pane, named by its nonce. */
