@@ -415,11 +415,16 @@ Deno.test("text typed while the shell is still drawing its prompt is never taken
         async () =>
           (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().split("\n").at(-1) === "$",
       );
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < 4; round++) {
       // Enter at a prompt, then at once the next line without Enter: its cursor is taken before
-      // the next prompt is drawn.
+      // the next prompt is drawn. From round 2 another Enter is typed ahead of the busy shell
+      // first: the terminal echoes the line at the start of a row, and the line editor again
+      // after the prompt of the empty line, a row down.
       await prompted();
-      await ok(conn, "send_keys", { pane_id: pane, keys: ["Enter"] });
+      await ok(conn, "send_keys", {
+        pane_id: pane,
+        keys: round < 2 ? ["Enter"] : ["Enter", "Enter"],
+      });
       const typed = await ok(conn, "send_keys", { pane_id: pane, text: `echo MARK_${round}` });
       await until(
         "the prompt and the typed line",

@@ -12,7 +12,15 @@ import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords, splitRecords } from "./format.ts";
 import { cellWidth, splitCapture, unpadJoined } from "./output.ts";
 import { parseVersion } from "./version.ts";
-import { hashLines, newText, NOTHING_OLD, type OldText, oldText } from "./cursor_text.ts";
+import {
+  hashLines,
+  newText,
+  NOTHING_OLD,
+  type OldText,
+  oldText,
+  oldTextOf,
+} from "./cursor_text.ts";
+import { type CursorState, decodeCursor, encodeCursor, TAIL_LINES } from "./since_cursor.ts";
 import {
   historyTrim,
   type PanePosition,
@@ -73,24 +81,6 @@ export async function capturePane(
   return lines;
 }
 
-/** A cursor: where it stands, and (its {@linkcode OldText}) what its row held that is not new. */
-interface CursorState extends OldText {
-  /** The pane and tmux server (socket name, "" for the default) the cursor was made for. */
-  pane: string;
-  socket: string;
-  pid: number;
-  /** Absolute row (history rows + screen row) of the first row not yet returned. */
-  row: number;
-  /** History rows then, to tell how often tmux has trimmed history since. */
-  history: number;
-  /** A hash of each of the last TAIL_LINES complete lines read (there may be fewer), and the
-   * row they begin at: they find the rows again after history moved, even in repetitive output,
-   * and their last ones do at the top of history when tmux trimmed the first. Hashes keep a
-   * cursor small whatever the lines. */
-  tail: number[];
-  tailRow: number;
-}
-
 /** Options for {@linkcode captureSince}. */
 export interface SinceOptions {
   /** Text about to be typed at the cursor: its echo (up to its first line end) is not output. */
@@ -110,49 +100,6 @@ export interface SinceResult {
   lines_missed: boolean;
   /** The pane shows its alternate screen (a full-screen program), which has no history. */
   alternate_on: boolean;
-}
-
-function encodeCursor(state: CursorState): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
-}
-
-/** Bounds of a cursor's numbers: tmux's rows are ints, a process id fits in 31 bits. */
-const ROW_MAX = 2 ** 32;
-
-function isCount(value: unknown, max: number): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < max;
-}
-
-/**
- * A cursor's state, checked: made for this pane of this tmux server, every number a safe integer
- * within tmux's ranges (a cursor comes from the caller, and every loop over it is bounded by them).
- */
-function decodeCursor(cursor: string, owner: { pane: string; socket: string }): CursorState {
-  let state;
-  try {
-    const bytes = Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0));
-    state = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    state = null;
-  }
-  const valid = state !== null && typeof state === "object" && typeof state.pane === "string" &&
-    typeof state.socket === "string" && isCount(state.pid, ROW_MAX) && state.pid > 0 &&
-    isCount(state.row, ROW_MAX) && isCount(state.history, ROW_MAX) &&
-    isCount(state.tailRow, ROW_MAX) && Array.isArray(state.tail) &&
-    state.tail.length <= TAIL_LINES &&
-    state.tail.every((hash: unknown) => isCount(hash, ROW_MAX)) &&
-    isCount(state.seen, ROW_MAX) && isCount(state.seenHash, ROW_MAX) &&
-    isCount(state.echo, ROW_MAX) && isCount(state.echoHash, ROW_MAX);
-  if (!valid) throw new TmuxError("invalid_argument", "cursor is not one this server returned");
-  if (state.pane !== owner.pane || state.socket !== owner.socket) {
-    throw new TmuxError(
-      "invalid_argument",
-      `the cursor was made for another pane or tmux server, not ${owner.pane}: take a new one ` +
-        "(capture_since without a cursor)",
-    );
-  }
-  return state;
 }
 
 /** Rows from some row down to the cursor, read together with the position they belong to. */
@@ -259,9 +206,6 @@ async function readFrom(
   }
 }
 
-/** Lines hashed into a cursor to recognise its place. */
-const TAIL_LINES = 4;
-
 /**
  * The cursor for the poll after `block`: after its last complete line. The old text of the
  * cursor's row is carried on while that row is still being written.
@@ -274,10 +218,7 @@ function cursorAfter(
   const tail = block.lines.slice(-TAIL_LINES);
   return encodeCursor({
     ...owner,
-    seen: old.seen,
-    seenHash: old.seenHash,
-    echo: old.echo,
-    echoHash: old.echoHash,
+    ...oldTextOf(old),
     pid: block.pos.pid,
     row: block.currentStart,
     history: block.pos.history,

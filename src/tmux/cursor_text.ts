@@ -65,15 +65,59 @@ export interface OldText {
   /** Length and rolling hash of the text then typed on it (its echo), up to its first line end. */
   echo: number;
   echoHash: number;
+  /**
+   * Once the terminal itself echoed the text (typed while no line editor read: keys typed ahead
+   * of a busy shell), the prompt drawn behind that echo (its length and hash) and the rows left to
+   * find the line editor's own echo of it in, after that prompt; 0 rows: not looking.
+   */
+  prompt: number;
+  promptHash: number;
+  promptRows: number;
 }
 
 /** A row with nothing old on it. */
-export const NOTHING_OLD: OldText = { seen: 0, seenHash: 0, echo: 0, echoHash: 0 };
+export const NOTHING_OLD: OldText = {
+  seen: 0,
+  seenHash: 0,
+  echo: 0,
+  echoHash: 0,
+  prompt: 0,
+  promptHash: 0,
+  promptRows: 0,
+};
+
+/** The fields of an {@linkcode OldText}. */
+const OLD_FIELDS = [
+  "seen",
+  "seenHash",
+  "echo",
+  "echoHash",
+  "prompt",
+  "promptHash",
+  "promptRows",
+] as const;
+
+/**
+ * Whether `value` (a cursor a caller sent back) has every {@linkcode OldText} field, each a whole
+ * number below `max`.
+ */
+export function isOldText(value: Record<string, unknown>, max: number): boolean {
+  return OLD_FIELDS.every((field) => {
+    const number = value[field];
+    return Number.isSafeInteger(number) && (number as number) >= 0 && (number as number) < max;
+  });
+}
+
+/** Just the {@linkcode OldText} fields of `state` (a cursor's, say). */
+export function oldTextOf(state: OldText): OldText {
+  return Object.fromEntries(OLD_FIELDS.map((field) => [field, state[field]])) as unknown as OldText;
+}
 
 /** The old text of a row showing `current`, with `typed` about to be typed on it. */
 export function oldText(current: string, typed: string | null): OldText {
   const echo = typed === null ? "" : typed.split(/[\r\n]/, 1)[0];
   return {
+    ...NOTHING_OLD,
     seen: current.length,
     seenHash: hashLines([current]),
     echo: echo.length,
@@ -98,27 +142,85 @@ export interface NewText {
 }
 
 /**
+ * Complete rows after a terminal's own echo in which the line editor's echo of the same text may
+ * still come: one a key typed ahead with it (each Enter draws a prompt of its own).
+ */
+const LINE_EDITOR_ROWS = 16;
+
+/** The echo still to be met, carried to the next read. */
+function echoOf(old: OldText): OldText {
+  return { ...old, seen: 0, seenHash: 0 };
+}
+
+/**
+ * Takes the echo out of the first row it shows on, wherever on the row; returns the row after
+ * it and what is left to look for. A row still being written is looked at again by the next
+ * read. Text typed ahead of a busy shell is echoed twice: by the terminal, at the start of its
+ * row with the shell's prompt then drawn behind it, and by the line editor after that prompt.
+ */
+function takeEcho(rows: string[], complete: number, old: OldText): { from: number; left: OldText } {
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const without = removeHashed(row, old.echo, old.echoHash);
+    if (without === row) continue;
+    rows[i] = without;
+    if (i >= complete) return { from: rows.length, left: echoOf(old) };
+    const terminal = without !== "" && without.length === row.length - old.echo &&
+      rollingHash(row.slice(0, old.echo)) === old.echoHash;
+    if (!terminal) return { from: rows.length, left: NOTHING_OLD };
+    const left = {
+      ...echoOf(old),
+      prompt: without.length,
+      promptHash: hashLines([without]),
+      promptRows: LINE_EDITOR_ROWS,
+    };
+    return { from: i + 1, left };
+  }
+  return { from: rows.length, left: echoOf(old) };
+}
+
+/**
+ * Takes the line editor's echo out of the first row from `from` that begins with the prompt a
+ * terminal's echo was followed by and then the echo, within the rows left to look in.
+ */
+function takeLineEditorEcho(rows: string[], complete: number, from: number, old: OldText): OldText {
+  let left = old;
+  for (let i = from; i < rows.length && left.promptRows > 0; i++) {
+    const row = rows[i];
+    const end = left.prompt + left.echo;
+    if (
+      row.length >= end && hashLines([row.slice(0, left.prompt)]) === left.promptHash &&
+      rollingHash(row.slice(left.prompt, end)) === left.echoHash
+    ) {
+      rows[i] = row.slice(0, left.prompt) + row.slice(end);
+      return i < complete ? NOTHING_OLD : left;
+    }
+    if (i < complete) left = { ...left, promptRows: left.promptRows - 1 };
+  }
+  return left.promptRows > 0 ? left : NOTHING_OLD;
+}
+
+/**
  * The lines and current row of a read that begins at the cursor's row, less what that row showed
  * then and the echo of what was typed there. The echo is taken out of the first row it shows on,
  * wherever on the row: a prompt drawn after the cursor was made (a shell still finishing its last
  * command) puts it further along, keys typed before it (an Enter) a row further down, and a
- * terminal's own echo before the line editor's puts it there twice. Until it shows, later reads
+ * terminal's own echo before the line editor's puts it there twice, or on two rows (the line
+ * editor's after the prompt the shell drew behind the terminal's). Until it shows, later reads
  * look for it; a program that echoes nothing (a password prompt) leaves nothing to take out.
  */
 export function newText(lines: string[], current: string, old: OldText): NewText {
   const rows = [...lines, current].map((row, i) => i === 0 ? withoutSeen(row, old) : row);
-  let echoAt = -1;
-  for (let i = 0; i < rows.length && old.echo > 0 && echoAt < 0; i++) {
-    const without = removeHashed(rows[i], old.echo, old.echoHash);
-    if (without !== rows[i]) {
-      rows[i] = without;
-      echoAt = i;
-    }
+  const complete = lines.length;
+  let left = NOTHING_OLD;
+  if (old.promptRows > 0) left = takeLineEditorEcho(rows, complete, 0, old);
+  else if (old.echo > 0) {
+    const taken = takeEcho(rows, complete, old);
+    left = taken.left.promptRows > 0
+      ? takeLineEditorEcho(rows, complete, taken.from, taken.left)
+      : taken.left;
   }
   // A complete row that held only old text and echo (a typed command line) is not output.
-  const kept = rows.slice(0, lines.length).filter((row, i) => row !== "" || lines[i] === "");
-  const left = echoAt >= 0 && echoAt < lines.length
-    ? NOTHING_OLD
-    : { ...NOTHING_OLD, echo: old.echo, echoHash: old.echoHash };
-  return { lines: kept, current: rows[lines.length], echoLeft: left };
+  const kept = rows.slice(0, complete).filter((row, i) => row !== "" || lines[i] === "");
+  return { lines: kept, current: rows[complete], echoLeft: left };
 }

@@ -31,6 +31,26 @@ Deno.test("the echo of typed text is left out wherever it first shows after the 
   assertEquals(newText([], "$ echo MARK_1", early.echoLeft).current, "$ ");
 });
 
+Deno.test("text typed ahead of a busy shell is echoed twice, by the terminal and the line editor", () => {
+  // The terminal's echo starts its row, the prompt is drawn behind it; the line editor echoes the
+  // text again after that prompt, a row (or one per Enter typed ahead) further down.
+  const read = newText(["echo MARK_1$ ", "$ "], "$ echo MARK_1", oldText("", TYPED));
+  assertEquals([read.lines, read.current], [["$ ", "$ "], "$ "]);
+  // Met in a row still being written: looked for again in it by the next read.
+  assertEquals(newText([], "$ echo MARK_1", read.echoLeft).current, "$ ");
+  // The line editor's echo in a later read.
+  const first = newText(["echo MARK_1$ "], "", oldText("", TYPED));
+  const second = newText(["$ echo MARK_1", "MARK_1"], "", first.echoLeft);
+  assertEquals([first.lines, second.lines, second.echoLeft.echo], [["$ "], ["$ ", "MARK_1"], 0]);
+  // A program with no prompt (cat) prints the line it read at the start of a row: output.
+  const cat = newText(["echo MARK_1", "echo MARK_1"], "", oldText("", `${TYPED}\n`));
+  assertEquals(cat.lines, ["echo MARK_1"]);
+  // Looked for in a bounded number of rows only.
+  const rows = Array.from({ length: 40 }, () => "$ ");
+  const far = newText(["echo MARK_1$ ", ...rows, "$ echo MARK_1"], "", oldText("", TYPED));
+  assertEquals([far.lines.at(-1), far.echoLeft.promptRows], ["$ echo MARK_1", 0]);
+});
+
 Deno.test("an echo is found in a long row, of a long typed line, in one pass", () => {
   const typed = "x".repeat(50_000) + "y";
   const row = "$ " + "x".repeat(100_000) + typed + "z";
