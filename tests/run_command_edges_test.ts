@@ -336,6 +336,30 @@ for (const followed of [true, false]) {
   });
 }
 
+Deno.test("a pane started as a script waiting at read -p is left alone on its first call", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    // The pane's own process is the script: tmux names it bash, and it holds the terminal.
+    const pane = (await tmux.run(
+      ...["new-window", "-d", "-P", "-F", "#{pane_id}"],
+      `bash -c 'read -p "Name? " x; echo "got $x"; sleep 30'`,
+    )).trim();
+    await until(
+      "the script's prompt",
+      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("Name?"),
+    );
+    const refused = await run(conn, { command: "echo oops", pane_id: pane, timeout: 5 });
+    assertEquals(refused.started, false, JSON.stringify(refused));
+    await tmux.run("send-keys", "-t", pane, "alice", "Enter");
+    await until(
+      "the script's answer",
+      async () => (await tmux.run("capture-pane", "-p", "-t", pane)).includes("got "),
+    );
+    const screen = await tmux.run("capture-pane", "-p", "-t", pane);
+    assert(screen.includes("got alice") && !screen.includes("oops"), screen);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
+
 Deno.test("shell tracing, a DEBUG trap and an alias for tmux neither leak into output nor break a call", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {
     const pane = await tmux.newPane();

@@ -13,7 +13,7 @@ import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { NAME_PREFIX } from "../names.ts";
 import type { ShellProgram } from "./launcher.ts";
-import { classifyProcess, LAUNCHED_SHELLS, programName } from "./shell.ts";
+import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "./shell.ts";
 
 /** What a pane runs, as run_command drives it. */
 export type PaneShell =
@@ -183,10 +183,26 @@ const SHELL_IN_FRONT = "if [ -r /proc/#{pane_pid}/stat ]; then " +
   'read -r l < /proc/#{pane_pid}/stat && l=${l####*) } && set -- $l && [ "$6" = #{pane_pid} ]; ' +
   'else [ "$(ps -o tpgid= -p #{pane_pid} 2>/dev/null)" -eq #{pane_pid} ] 2>/dev/null; fi';
 
-/** Whether a pane's own process holds its terminal (false when that cannot be told). */
-async function shellInFront(socket: TmuxSocket, paneId: string): Promise<boolean> {
+/**
+ * Added for a shell with a line editor: the terminal is out of canonical mode, as a line editor
+ * sets it to read. Such a shell running a script (`bash -c 'read x'`, the pane's own process)
+ * leaves it canonical, and so does a shell without its editor (`bash --noediting`): both get the
+ * whole probe. (`stty` on the terminal as its input, as both GNU and BSD `stty` read it.)
+ */
+const EDITOR_READING = "case $(stty < #{pane_tty} 2>/dev/null) in *-icanon*) ;; *) false ;; esac";
+
+/**
+ * Whether a pane's own process holds its terminal and, for a shell with a line editor
+ * (`editor`), the terminal is set as that editor reads it (false when that cannot be told).
+ */
+async function shellInFront(
+  socket: TmuxSocket,
+  paneId: string,
+  options: { editor: boolean },
+): Promise<boolean> {
+  const test = options.editor ? `{ ${SHELL_IN_FRONT}; } && ${EDITOR_READING}` : SHELL_IN_FRONT;
   const answer = await spawnRun(socket, [
-    ...["if-shell", "-t", paneId, SHELL_IN_FRONT, "display-message -p 1", "display-message -p 0"],
+    ...["if-shell", "-t", paneId, test, "display-message -p 1", "display-message -p 0"],
   ]).catch(() => "");
   return answer.trim() === "1";
 }
@@ -208,12 +224,12 @@ export async function paneShell(
   const cached = look ? undefined : options.cache.get(key);
   if (cached !== undefined) return cached;
   // A plain shell's name before tmux 3.7, on a first call: the common case, the shell itself in
-  // front, is told by a look much cheaper than the whole probe (16 first calls at once pay it
-  // together). It does not see a pane started as a script (`bash -c ...`): before 3.7 such a pane
-  // was never looked at.
-  if (!ambiguous(name) && options.bracketPaste === "" && await shellInFront(socket, paneId)) {
-    return fromName(name);
-  }
+  // front and its line editor reading, is told by a look much cheaper than the whole probe (16
+  // first calls at once pay it together).
+  if (
+    !ambiguous(name) && options.bracketPaste === "" &&
+    await shellInFront(socket, paneId, { editor: showsLineEditor(name) })
+  ) return fromName(name);
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
   let shell: PaneShell = fromName(name);
