@@ -5,10 +5,10 @@ import {
   classifyProcess,
   commandDigest,
   isInlineSafe,
-  parseRunEnd,
   runFunction,
   shellQuote,
 } from "../../src/tmux/run/shell.ts";
+import { parseRunEnd } from "../../src/tmux/run/run_end.ts";
 
 Deno.test("classifyProcess knows POSIX shells, refuses others, and normalizes names", () => {
   assertEquals(classifyProcess("bash"), "posix_shell");

@@ -16,7 +16,8 @@ import { THEN } from "../transport/command_line.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
 import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
-import { callNames, ENDED_OPTION, killedReason, RUNNING_OPTION } from "./shell.ts";
+import { callNames, ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
+import { killedReason } from "./run_end.ts";
 import { dropUnusedEnded, superseded } from "./pending.ts";
 import { forgetRun, type PaneCall, type Runner } from "./state.ts";
 import {

@@ -20,7 +20,8 @@ import { linkDropped, transportLost } from "./link_lost.ts";
 import { deleteUnfetched } from "./type_line.ts";
 import { pendingMark } from "./pending.ts";
 import { waitForRun } from "./resume.ts";
-import { ENDED_OPTION, killedReason, type RunEnd, RUNNING_OPTION } from "./shell.ts";
+import { ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
+import { killedReason, type RunEnd } from "./run_end.ts";
 import {
   addOrphan,
   forgetRun,

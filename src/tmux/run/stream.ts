@@ -12,7 +12,8 @@ import type { Excerpt } from "../excerpt.ts";
 import { typedToken } from "../output.ts";
 import { EchoScan } from "./echo_scan.ts";
 import type { RunOutput } from "./run_output.ts";
-import { type CallNames, endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
+import { type CallNames, endMarkerPrefix } from "./shell.ts";
+import { parseRunEnd, type RunEnd } from "./run_end.ts";
 import { LineReducer } from "./terminal_text.ts";
 import { Utf8Check } from "./utf8.ts";
 

@@ -11,7 +11,8 @@ import { THEN } from "../transport/command_line.ts";
 import { formatOf, recordOf, splitRecords } from "../format.ts";
 import { queryPane } from "../target.ts";
 import type { PaneCall } from "./state.ts";
-import { endMarkerPrefix, parseRunEnd, type RunEnd } from "./shell.ts";
+import { endMarkerPrefix } from "./shell.ts";
+import { parseRunEnd, type RunEnd } from "./run_end.ts";
 import {
   type Current,
   CURRENT_FIELDS,
