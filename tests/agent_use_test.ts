@@ -415,31 +415,35 @@ Deno.test("text typed while the shell is still drawing its prompt is never taken
         async () =>
           (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().split("\n").at(-1) === "$",
       );
-    for (let round = 0; round < 4; round++) {
+    // From round 2 another Enter is typed ahead of the busy shell first: the terminal echoes the
+    // line at the start of a row, and the line editor again after the prompt of the empty line,
+    // a row down. Rounds 4 and 5 wait with no cursor of their own, at once: the echo shows only
+    // after the wait began.
+    for (let round = 0; round < 6; round++) {
+      const ahead = round === 2 || round === 3 || round === 5;
+      const own = round >= 4;
       // Enter at a prompt, then at once the next line without Enter: its cursor is taken before
-      // the next prompt is drawn. From round 2 another Enter is typed ahead of the busy shell
-      // first: the terminal echoes the line at the start of a row, and the line editor again
-      // after the prompt of the empty line, a row down.
+      // the next prompt is drawn.
       await prompted();
-      await ok(conn, "send_keys", {
-        pane_id: pane,
-        keys: round < 2 ? ["Enter"] : ["Enter", "Enter"],
-      });
+      await ok(conn, "send_keys", { pane_id: pane, keys: ahead ? ["Enter", "Enter"] : ["Enter"] });
       const typed = await ok(conn, "send_keys", { pane_id: pane, text: `echo MARK_${round}` });
-      await until(
-        "the prompt and the typed line",
-        async () =>
-          (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith(
-            `$ echo MARK_${round}`,
-          ),
-      );
+      const shown = () =>
+        until(
+          "the prompt and the typed line",
+          async () =>
+            (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith(
+              `$ echo MARK_${round}`,
+            ),
+        );
+      if (!own) await shown();
       const waited = await ok(conn, "wait_for_text", {
         pane_id: pane,
-        cursor: typed.cursor,
+        ...(own ? {} : { cursor: typed.cursor }),
         patterns: [`MARK_${round}`],
-        timeout: 1,
+        timeout: own ? 1.5 : 1,
       });
       assertEquals(waited.outcome, "timeout", JSON.stringify(waited));
+      if (own) await shown();
       // Entered, the line runs, and its output is what matches.
       const entered = await ok(conn, "send_keys", { pane_id: pane, keys: ["Enter"] });
       const ran = await ok(conn, "wait_for_text", {

@@ -18,6 +18,7 @@ import {
   NOTHING_OLD,
   type OldText,
   oldText,
+  oldTextNow,
   oldTextOf,
 } from "./cursor_text.ts";
 import { type CursorState, decodeCursor, encodeCursor, TAIL_LINES } from "./since_cursor.ts";
@@ -85,6 +86,12 @@ export async function capturePane(
 export interface SinceOptions {
   /** Text about to be typed at the cursor: its echo (up to its first line end) is not output. */
   typed?: string | null;
+  /**
+   * With no cursor: the cursor made as text was last typed into the pane (send_keys'), whose
+   * echo, should it show only later (a shell still busy draws its prompt late), is not output
+   * either. What was written since it is old, as ever without a cursor.
+   */
+  echoFrom?: string | null;
 }
 
 /** What {@linkcode captureSince} returns. */
@@ -265,7 +272,9 @@ export async function captureSince(
   options: SinceOptions = {},
 ): Promise<SinceResult> {
   const owner = { pane: paneId, socket: socketKey(socket) };
-  const state = cursor === null ? null : decodeCursor(cursor, owner);
+  // A cursor made now, after a read from `echoFrom` that only follows the echo.
+  const now = cursor === null;
+  const state = now ? echoCursor(options.echoFrom ?? null, owner) : decodeCursor(cursor, owner);
   let guess = await queryPosition(socket, paneId);
   if (state === null) {
     // From a few whole lines up, for the lines the next poll checks its place by.
@@ -275,17 +284,12 @@ export async function captureSince(
       if (block.lines.length >= TAIL_LINES || block.first === 0) break;
       guess = block.pos;
     }
-    return {
-      lines: [],
-      current_line: block.current,
-      cursor: cursorAfter(block, owner, oldText(block.current, options.typed ?? null)),
-      lines_missed: false,
-      alternate_on: block.pos.alternate,
-    };
+    return nowResult(block, owner, oldText(block.current, options.typed ?? null));
   }
   const found = (block: Block, start: number): SinceResult => {
     const lines = block.lines.slice(start);
     const text = newText(lines, block.current, state);
+    if (now) return nowResult(block, owner, oldTextNow(block.current, text));
     return {
       lines: text.lines,
       current_line: text.current,
@@ -328,11 +332,40 @@ export async function captureSince(
       ) return found(all, count);
     }
   }
+  if (now) return nowResult(all, owner, oldText(all.current, null));
   return {
     lines: all.lines,
     current_line: all.current,
     cursor: cursorAfter(all, owner, NOTHING_OLD),
     lines_missed: true,
     alternate_on: all.pos.alternate,
+  };
+}
+
+/** The state of `echoFrom` (see {@linkcode SinceOptions}), when it is a cursor for this pane. */
+function echoCursor(
+  echoFrom: string | null,
+  owner: { pane: string; socket: string },
+): CursorState | null {
+  if (echoFrom === null) return null;
+  try {
+    return decodeCursor(echoFrom, owner);
+  } catch {
+    return null;
+  }
+}
+
+/** A result with no lines and a cursor made now, its row's text `old`. */
+function nowResult(
+  block: Block,
+  owner: { pane: string; socket: string },
+  old: OldText,
+): SinceResult {
+  return {
+    lines: [],
+    current_line: block.current,
+    cursor: cursorAfter(block, owner, old),
+    lines_missed: false,
+    alternate_on: block.pos.alternate,
   };
 }

@@ -16,6 +16,7 @@ import type { TmuxSocket } from "./transport/socket.ts";
 import { LOCAL_HOST, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
 import { createRemoteHosts } from "./remote_hosts.ts";
+import { createTypedCursors, rememberTyped, typedCursor } from "./typed_echo.ts";
 import {
   createRunner,
   type PaneOutcome,
@@ -72,6 +73,13 @@ export interface TmuxClient {
    * before a cursor is taken or keys are typed.
    */
   settled(socket: TmuxSocket, paneId: string): Promise<void>;
+  /** Remembers the cursor send_keys or paste_text made as it typed text into a pane. */
+  typed(socket: TmuxSocket, paneId: string, cursor: string): void;
+  /**
+   * The cursor made as text was last typed into a pane, while its echo may still come (for a
+   * wait with no cursor of its own); null when none.
+   */
+  typedCursor(socket: TmuxSocket, paneId: string): string | null;
   /**
    * The address of one tmux server on this client: on `host` (default this machine's), its `-L`
    * name, or null for the default (a remote host's declared socket, else tmux's own).
@@ -94,6 +102,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     : null;
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
+  const typedCursors = createTypedCursors();
   const remotes = createRemoteHosts({
     remotes: options.remotes ?? [],
     ssh: options.ssh ?? { configFile: null, acceptNewHostKeys: false },
@@ -107,6 +116,8 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     waitForRun: (request) => waitForRun(runner, request),
     readRunOutput: (request) => readRunOutput(runner, request),
     settled: (socket, paneId) => runSettled(runner, socket, paneId),
+    typed: (socket, paneId, cursor) => rememberTyped(typedCursors, { socket, paneId }, cursor),
+    typedCursor: (socket, paneId) => typedCursor(typedCursors, { socket, paneId }),
     socket(socketName, host = LOCAL_HOST): TmuxSocket {
       if (host === LOCAL_HOST) {
         return { socketName, tmpdir: options.tmpdir ?? null, controls, watchers, remote: null };

@@ -139,6 +139,8 @@ export interface NewText {
   current: string;
   /** The echo of typed text not met yet: the next read looks for it (else nothing is old). */
   echoLeft: OldText;
+  /** The echo was taken out of the current row (which the next read reads again). */
+  echoInCurrent: boolean;
 }
 
 /**
@@ -210,11 +212,14 @@ function takeLineEditorEcho(rows: string[], complete: number, from: number, old:
  * look for it; a program that echoes nothing (a password prompt) leaves nothing to take out.
  */
 export function newText(lines: string[], current: string, old: OldText): NewText {
-  const rows = [...lines, current].map((row, i) => i === 0 ? withoutSeen(row, old) : row);
+  const rows = [...lines, current];
   const complete = lines.length;
   let left = NOTHING_OLD;
+  // The line editor's echo is found by the prompt before it, which the cursor's row may have
+  // shown already: looked for before that is taken off.
   if (old.promptRows > 0) left = takeLineEditorEcho(rows, complete, 0, old);
-  else if (old.echo > 0) {
+  rows[0] = withoutSeen(rows[0], old);
+  if (old.promptRows === 0 && old.echo > 0) {
     const taken = takeEcho(rows, complete, old);
     left = taken.left.promptRows > 0
       ? takeLineEditorEcho(rows, complete, taken.from, taken.left)
@@ -222,5 +227,24 @@ export function newText(lines: string[], current: string, old: OldText): NewText
   }
   // A complete row that held only old text and echo (a typed command line) is not output.
   const kept = rows.slice(0, complete).filter((row, i) => row !== "" || lines[i] === "");
-  return { lines: kept, current: rows[complete], echoLeft: left };
+  const echoInCurrent = rows[complete] !== (complete === 0 ? withoutSeen(current, old) : current);
+  return { lines: kept, current: rows[complete], echoLeft: left, echoInCurrent };
+}
+
+/**
+ * The old text of a cursor made now on a row showing `current`, after a read from an earlier
+ * cursor (made as text was typed) that may not have met the text's echo yet: the whole row is
+ * old, and the echo is still looked for unless the row shows it after its start (a line
+ * editor's, after the prompt). At the row's start it may be the terminal's, the line editor's
+ * still to come.
+ */
+export function oldTextNow(current: string, read: NewText): OldText {
+  const left = read.echoLeft;
+  const shown = read.echoInCurrent &&
+    rollingHash(current.slice(0, left.echo)) !== left.echoHash;
+  return {
+    ...(shown ? NOTHING_OLD : left),
+    seen: current.length,
+    seenHash: hashLines([current]),
+  };
 }

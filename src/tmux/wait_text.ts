@@ -30,6 +30,8 @@ export interface WaitTextOptions {
   signal?: AbortSignal;
   /** Count output since this capture_since cursor (e.g. from send_keys) instead of since now. */
   cursor?: string | null;
+  /** With no cursor: the one made as text was last typed into the pane (its late echo is old). */
+  echoFrom?: string | null;
   /** How much of the new output the result shows. */
   budget: OutputBudget;
   /** Called about once a second with the seconds waited so far. */
@@ -123,7 +125,9 @@ export async function waitForText(
   const { session_id: sessionId } = await queryPane(socket, paneId, ["session_id"]);
   const unwatch = await watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
   try {
-    let since = await captureSince(socket, paneId, options.cursor ?? null);
+    let since = await captureSince(socket, paneId, options.cursor ?? null, {
+      echoFrom: options.echoFrom,
+    });
     let missed = since.lines_missed;
     // Without a cursor, what the cursor's row shows now is old.
     let current = options.cursor == null ? "" : since.current_line;

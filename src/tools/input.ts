@@ -47,6 +47,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       const text = args.text ?? null;
       await context.tmux.settled(socket, target);
       const typed = await sendKeys(socket, target, { ...args, text });
+      if (text !== null && text !== "") context.tmux.typed(socket, typed.paneId, typed.cursor);
       return {
         pane_id: typed.paneId,
         sent: [...(text ?? "")].length + args.keys.length + (args.enter ? 1 : 0),
@@ -76,8 +77,9 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     },
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target }) {
+    async run(args, { socket, target, context }) {
       const typed = await pasteText(socket, target, args);
+      context.tmux.typed(socket, typed.paneId, typed.cursor);
       const bytes = new TextEncoder().encode(args.text).length;
       return { pane_id: typed.paneId, bytes, cursor: typed.cursor };
     },

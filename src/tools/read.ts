@@ -200,8 +200,8 @@ export const READ_TOOLS: AnyToolSpec[] = [
     tier: "readonly",
     title: "Wait for text in a pane",
     description: "Waits for one of `patterns` in output new since the call (or since " +
-      "`cursor`) and returns that output and a cursor. From send_keys's cursor the typed " +
-      "text's echo never matches: ask a REPL with send_keys {text: '1+1', enter: true}, then " +
+      "`cursor`) and returns that output and a cursor. The echo of text send_keys typed " +
+      "never matches, even drawn late by a busy shell: ask a REPL with send_keys {text: '1+1', enter: true}, then " +
       "wait_for_text {cursor, patterns: ['>>> ']} (the prompt back: the answer is whole). Ends " +
       "as matched, stopped (stop_patterns), timeout or alternate_screen.",
     input: {
@@ -243,6 +243,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
         caseSensitive: args.case_sensitive,
         timeout,
         cursor: args.cursor ?? null,
+        echoFrom: args.cursor == null ? context.tmux.typedCursor(socket, target) : null,
         budget: budgetOf(context, args),
         intervalMs: 250,
         signal: extra.signal,

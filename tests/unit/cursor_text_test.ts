@@ -1,7 +1,7 @@
 // What a capture_since cursor's row held, and the echo of what was typed on it, are not output.
 
 import { assertEquals } from "../deps.ts";
-import { newText, oldText } from "../../src/tmux/cursor_text.ts";
+import { newText, oldText, oldTextNow } from "../../src/tmux/cursor_text.ts";
 
 const TYPED = "echo MARK_1";
 
@@ -49,6 +49,22 @@ Deno.test("text typed ahead of a busy shell is echoed twice, by the terminal and
   const rows = Array.from({ length: 40 }, () => "$ ");
   const far = newText(["echo MARK_1$ ", ...rows, "$ echo MARK_1"], "", oldText("", TYPED));
   assertEquals([far.lines.at(-1), far.echoLeft.promptRows], ["$ echo MARK_1", 0]);
+});
+
+Deno.test("a cursor made now still looks for the echo of text typed before, until it shows", () => {
+  const sent = oldText("", TYPED);
+  // Not shown yet: the row is old, the echo still to come.
+  const early = oldTextNow("$ ", newText([], "$ ", sent));
+  assertEquals(newText([], "$ echo MARK_1", early).current, "");
+  // Shown by the line editor, after the prompt: nothing is left to look for.
+  const late = oldTextNow("$ echo MARK_1", newText([], "$ echo MARK_1", sent));
+  assertEquals(late.echo, 0);
+  // Shown by the terminal at the row's start: the line editor's echo is still to come.
+  const terminal = oldTextNow("echo MARK_1", newText([], "echo MARK_1", sent));
+  assertEquals(newText([], "echo MARK_1$ echo MARK_1", terminal).current, "$ ");
+  // Shown on a row above, the terminal's: the line editor's after its prompt is still taken out.
+  const above = newText(["echo MARK_1$ "], "$ ", sent);
+  assertEquals(newText([], "$ echo MARK_1", oldTextNow("$ ", above)).current, "");
 });
 
 Deno.test("an echo is found in a long row, of a long typed line, in one pass", () => {
