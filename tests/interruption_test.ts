@@ -29,11 +29,12 @@ import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
-// CI runs a fixed range that passes; fresh seeds still find failures (see the closing note of
-// issue 27), so `deno task interrupt` with TMUX_MCP_SEED=random is how to look for more.
-const FIXED_SEED = 490027146;
-const ASKED = Deno.env.get("TMUX_MCP_SEED");
-const SEED = ASKED === "random" ? Math.floor(Math.random() * 1e9) : Number(ASKED ?? FIXED_SEED);
+// Every run draws fresh seeds, printed with its summary (and a failure's replay line), so each
+// run looks somewhere new; TMUX_MCP_SEED=<seed> fixes them. `deno task interrupt` with
+// TMUX_MCP_SEQUENCES and TMUX_MCP_KEEP_GOING surveys more.
+const ASKED = Deno.env.get("TMUX_MCP_SEED") ?? "random";
+const SEED = ASKED === "random" ? Math.floor(Math.random() * 1e9) : Number(ASKED);
+if (!Number.isSafeInteger(SEED)) throw new Error(`TMUX_MCP_SEED must be a number: ${ASKED}`);
 const SEQUENCES = Number(Deno.env.get("TMUX_MCP_SEQUENCES") ?? 6);
 const KEEP_GOING = Deno.env.get("TMUX_MCP_KEEP_GOING") !== undefined;
 const PRELUDES = ["none", "none", "set -e", "reader", "slow start"] as const;

@@ -122,10 +122,18 @@ async function sendKeys(state: State): Promise<void> {
   const typed = `typed${state.rng.seed}x${state.steps}`;
   const enter = state.rng.chance(0.5);
   state.log.push(`send_keys text echo ${typed}${enter ? " + Enter" : ""}`);
-  await call(state, "send_keys", { text: `echo ${typed}`, enter });
+  const sent = await call(state, "send_keys", { text: `echo ${typed}`, enter });
   if (!enter) {
-    // What was typed is on the command line, not output: a wait for it must not find it there.
-    const wait = await call(state, "wait_for_text", { patterns: [`${typed}$`], timeout: 0.5 });
+    // What was typed is on the command line, not output: a wait for it must not find it there,
+    // from now or from the cursor send_keys returned (taken before the text was typed).
+    const cursor = (sent.structuredContent as Json | undefined)?.cursor;
+    const from = typeof cursor === "string" && state.rng.chance(0.5) ? { cursor } : {};
+    state.log.push(`wait_for_text ${typed}${"cursor" in from ? " from the send's cursor" : ""}`);
+    const wait = await call(state, "wait_for_text", {
+      patterns: [`${typed}$`],
+      timeout: 0.5,
+      ...from,
+    });
     const out = wait.structuredContent as Json | undefined;
     if (out?.matched === true) fail(state, `wait_for_text matched the typed line ${typed}`);
   }
