@@ -4,6 +4,7 @@ import { assertEquals } from "./deps.ts";
 import { startTmux } from "./helpers/tmux.ts";
 import { createTmuxClient } from "../src/tmux/mod.ts";
 import { runTmux } from "../src/tmux/transport/command.ts";
+import { THEN } from "../src/tmux/transport/command_line.ts";
 
 Deno.test("text with quotes, $, ~, #, backslashes and every control character round-trips", async () => {
   const tmux = await startTmux();
@@ -18,6 +19,29 @@ Deno.test("text with quotes, $, ~, #, backslashes and every control character ro
     // It went over the control client (a spawned tmux would have taken argv as it is).
     const clients = await tmux.run("list-clients", "-F", "#{client_control_mode}");
     assertEquals(clients.trim(), "1");
+  } finally {
+    await client.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("a command if-shell runs comes as a block of its own, and the line still answers", async () => {
+  const tmux = await startTmux();
+  const client = createTmuxClient();
+  try {
+    const socket = client.socket(tmux.socketName);
+    const controlClient = async () =>
+      (await tmux.run("list-clients", "-F", "#{client_control_mode} #{client_pid}"))
+        .split("\n").filter((line) => line.startsWith("1 ")).join();
+    await runTmux(socket, ["display-message", "-p", "connected"]);
+    const before = await controlClient();
+    const answer = await runTmux(socket, [
+      ...["if-shell", "-F", "-t", tmux.paneId, "1", `set-option -p -t ${tmux.paneId} @t 1`, THEN],
+      ...["display-message", "-p", "-t", tmux.paneId, "#{@t}"],
+    ]);
+    assertEquals(answer, "1\n");
+    // The same control client answered: it was not ended as if the block were a forgery.
+    assertEquals(await controlClient(), before);
   } finally {
     await client.close();
     await tmux.close();

@@ -139,13 +139,15 @@ async function sendKeys(state: State): Promise<void> {
   }
 }
 
-async function waitForCommand(state: State): Promise<void> {
+/** Waits for a run not collected yet; during an outage (`unreachable`) an error may say so. */
+async function waitForCommand(state: State, unreachable = false): Promise<void> {
   const runs = state.runs.filter((run) => run.runId !== null && !run.collected);
   if (runs.length === 0) return;
   const run = state.rng.pick(runs);
   const timeout = state.rng.pick([0.1, 1, 3]);
   state.log.push(`wait_for_command ${run.word} timeout ${timeout}`);
   const result = await call(state, "wait_for_command", { run_id: run.runId, timeout });
+  if (result.isError && unreachable) return;
   if (result.isError) fail(state, `wait_for_command on ${run.word}: ${textOf(result)}`);
   run.collected = (result.structuredContent as Json).timed_out !== true;
 }
@@ -158,10 +160,14 @@ async function cancelled(state: State): Promise<void> {
   await runCommand(state, 5, controller.signal);
 }
 
-/** Stops the server's tmux clients while a call runs, then lets them go on. */
+/**
+ * Stops the server's tmux clients while a call runs, then lets them go on: for a moment, or for
+ * longer than any call's timeout and margin (a debugger, a loaded machine), which the call must
+ * not wait out.
+ */
 async function stopClients(state: State): Promise<void> {
   const clients = await controlClients(state.world.conn.serverPid);
-  const stopped = state.rng.int(300, 2500);
+  const stopped = state.rng.chance(0.7) ? state.rng.int(300, 2500) : state.rng.int(6000, 8000);
   state.log.push(`SIGSTOP ${clients.length} clients for ${stopped} ms`);
   signal(clients, "SIGSTOP");
   const resume = pause(stopped).then(() => signal(clients, "SIGCONT"));
@@ -178,18 +184,26 @@ async function killClients(state: State): Promise<void> {
   signal(clients, "SIGKILL");
 }
 
+/** A call during an outage: run_command, or wait_for_command on a run not collected yet. */
+async function callDuring(state: State): Promise<void> {
+  const waiting = state.runs.some((run) => run.runId !== null && !run.collected);
+  if (waiting && state.rng.chance(0.5)) return await waitForCommand(state, true);
+  await runCommand(state, state.rng.pick([0.5, 2]));
+}
+
 async function dropLink(state: State, sshd: TestSshd): Promise<void> {
-  if (state.rng.chance(0.5)) {
+  const fault = state.rng.pick(["dropped", "down", "stalled"]);
+  if (fault === "dropped") {
     state.log.push("ssh connections dropped");
     await sshd.dropConnections();
     return;
   }
-  state.log.push("host down during a call");
-  await sshd.down();
+  state.log.push(fault === "down" ? "host down during a call" : "host stalled during a call");
+  await (fault === "down" ? sshd.down() : sshd.stall());
   try {
-    await runCommand(state, state.rng.pick([0.5, 2]));
+    await callDuring(state);
   } finally {
-    await sshd.up();
+    await (fault === "down" ? sshd.up() : sshd.resume());
   }
 }
 

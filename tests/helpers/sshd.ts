@@ -23,6 +23,13 @@ export interface TestSshd {
   socketName: string;
   /** Drops every connection: the sshd's session processes are killed, its listener stays. */
   dropConnections(): Promise<void>;
+  /**
+   * Stops (SIGSTOP) the processes serving every connection: the host keeps them open and answers
+   * nothing, as a hung host does, until `resume`.
+   */
+  stall(): Promise<void>;
+  /** Lets stalled connections go on (SIGCONT). */
+  resume(): Promise<void>;
   /** Drops every connection and stops listening: the host is unreachable until `up`. */
   down(): Promise<void>;
   /** Listens again (on the same port, with the same keys). */
@@ -150,6 +157,10 @@ async function startIn(dir: string): Promise<TestSshd> {
     if (sshd === null) return;
     await new Deno.Command("pkill", { args: ["-TERM", "-P", String(sshd.pid)] }).output();
   };
+  const signalConnections = async (signal: "STOP" | "CONT") => {
+    if (sshd === null) return;
+    await new Deno.Command("pkill", { args: [`-${signal}`, "-P", String(sshd.pid)] }).output();
+  };
   const down = async () => {
     await dropConnections();
     sshd?.kill("SIGTERM");
@@ -165,6 +176,8 @@ async function startIn(dir: string): Promise<TestSshd> {
     unknownHostsFile: `${dir}/unknown_hosts`,
     socketName: `tmux-mcp-test-${Deno.pid}-none-${port}`,
     dropConnections,
+    stall: () => signalConnections("STOP"),
+    resume: () => signalConnections("CONT"),
     down,
     up,
     async addAlias(name: string, via: number): Promise<void> {

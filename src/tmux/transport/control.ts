@@ -145,13 +145,17 @@ async function readLoop(
         pending.reject(errorFromStderr(ended.lines.join("\n"), []));
         continue;
       }
-      const isNonce = pending.remaining-- % 2 === 1;
-      if (!isNonce) {
+      if (pending.remaining % 2 === 0) {
+        pending.remaining--;
         // Not push(...lines): a capture of a long history has more lines than a call has room
         // for arguments.
         if (ended.lines.length > 0) pending.output.push(`${ended.lines.join("\n")}\n`);
         continue;
       }
+      // A command that `if-shell -F` ran comes as a block of its own, after the if-shell's and
+      // before the nonce's: one with no output (ours set options) is let by.
+      if (ended.lines.length === 0) continue;
+      pending.remaining--;
       if (ended.lines.length !== 1 || ended.lines[0] !== pending.nonce) {
         forged(control, hooks.end);
         break;
