@@ -75,7 +75,12 @@ async function startPane(
   const line = ["env", "-i", ...env, shell.program, ...start.args.map(quote)].join(" ");
   const pane = await world.tmux.newPane(line);
   const pid = (await world.tmux.run("display-message", "-p", "-t", pane, "#{pane_pid}")).trim();
-  if (prelude === "slow start") return { pane, pid };
+  if (prelude === "slow start") {
+    // Keys come while the startup file runs: a C-c before the shell has set its handler (the
+    // first milliseconds of the process) would end it, as it ends any program.
+    await until(`${shell.program} runs its startup file`, () => sleeping(pid));
+    return { pane, pid };
+  }
   await atPrompt(world, shell, pane, pid);
   if (prelude === "set -e") {
     await world.tmux.run("send-keys", "-t", pane, "set -e", "Enter");
@@ -85,6 +90,11 @@ async function startPane(
     await until("the reader runs", async () => !(await shellIdle(pid)));
   }
   return { pane, pid };
+}
+
+/** Whether a process has a `sleep` of its own running (its startup file's). */
+async function sleeping(pid: string): Promise<boolean> {
+  return (await output("pgrep", ["-P", pid, "-x", "sleep"])).trim() !== "";
 }
 
 /**

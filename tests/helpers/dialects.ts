@@ -103,7 +103,7 @@ export const DIALECTS: Record<string, Dialect> = {
     slowStart: async (
       home,
       s,
-    ) => (await write(home, ".config/elvish/rc.elv", `sleep ${s}\n`), { args: [] }),
+    ) => (await write(home, ".config/elvish/rc.elv", `e:sleep ${s}\n`), { args: [] }),
     ...plain,
     fail: "fail boom",
   },
