@@ -54,6 +54,9 @@ export async function pause(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** How long the client waits for any answer before it gives up on a call. */
+const NO_ANSWER_MS = 60_000;
+
 /** Calls a tool, failing the sequence when the answer comes later than its deadline allows. */
 export async function call(
   state: State,
@@ -66,8 +69,12 @@ export async function call(
   const result = await state.world.conn.client.callTool(
     { name, arguments: { ...host, ...("run_id" in args ? {} : { pane_id: state.pane }), ...args } },
     undefined,
-    { signal, timeout: 60_000 },
-  ) as CallToolResult;
+    { signal, timeout: NO_ANSWER_MS },
+  ).catch((error) => {
+    // The client gave up on the call: a call that never answers fails its sequence.
+    if (signal?.aborted === true) throw error;
+    fail(state, `${name} got no answer in ${NO_ANSWER_MS} ms: ${error}`);
+  }) as CallToolResult;
   const took = Date.now() - started;
   const seconds = typeof args.timeout === "number" ? args.timeout : WAIT_MAX_SECONDS;
   state.log.push(`  -> ${took} ms: ${textOf(result).split("\n")[0].slice(0, 160)}`);
