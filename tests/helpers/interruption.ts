@@ -119,15 +119,16 @@ async function runCommand(state: State, timeout: number, signal?: AbortSignal): 
   }
 }
 
-async function sendKeys(state: State): Promise<void> {
-  if (state.rng.chance(0.7)) {
+/** Presses a key, or types text (`text`: always text, without Enter) and waits not to see it. */
+async function sendKeys(state: State, text = false): Promise<void> {
+  if (!text && state.rng.chance(0.7)) {
     const key = state.rng.pick(["C-c", "C-c", "Enter", "C-\\"]);
     state.log.push(`send_keys ${key}`);
     await call(state, "send_keys", { keys: [key] });
     return;
   }
   const typed = `typed${state.rng.seed}x${state.steps}`;
-  const enter = state.rng.chance(0.5);
+  const enter = !text && state.rng.chance(0.5);
   state.log.push(`send_keys text echo ${typed}${enter ? " + Enter" : ""}`);
   const sent = await call(state, "send_keys", { text: `echo ${typed}`, enter });
   if (!enter) {
@@ -137,7 +138,9 @@ async function sendKeys(state: State): Promise<void> {
     const from = typeof cursor === "string" && state.rng.chance(0.5) ? { cursor } : {};
     state.log.push(`wait_for_text ${typed}${"cursor" in from ? " from the send's cursor" : ""}`);
     const wait = await call(state, "wait_for_text", {
+      // The typed line's end (a regular expression: `$` as text would match nothing).
       patterns: [`${typed}$`],
+      regex: true,
       timeout: 0.5,
       ...from,
     });
@@ -219,7 +222,12 @@ export async function step(state: State): Promise<void> {
   state.steps++;
   if (state.rng.chance(0.5)) await pause(state.rng.int(0, 400));
   const roll = state.rng.next();
-  if (roll < 0.35) return await runCommand(state, state.rng.pick([0.05, 0.3, 1, 5]));
+  if (roll < 0.3) return await runCommand(state, state.rng.pick([0.05, 0.3, 1, 5]));
+  if (roll < 0.35) {
+    // An agent's habit: the next line typed the moment a run's result is back.
+    await runCommand(state, 5);
+    return await sendKeys(state, true);
+  }
   if (roll < 0.55) return await sendKeys(state);
   if (roll < 0.65) return await waitForCommand(state);
   if (roll < 0.75) return await cancelled(state);
