@@ -110,7 +110,8 @@ export function isOldText(value: Record<string, unknown>, max: number): boolean 
 
 /** Just the {@linkcode OldText} fields of `state` (a cursor's, say). */
 export function oldTextOf(state: OldText): OldText {
-  return Object.fromEntries(OLD_FIELDS.map((field) => [field, state[field]])) as unknown as OldText;
+  const { seen, seenHash, echo, echoHash, prompt, promptHash, promptRows } = state;
+  return { seen, seenHash, echo, echoHash, prompt, promptHash, promptRows };
 }
 
 /** The old text of a row showing `current`, with `typed` about to be typed on it. */
@@ -145,7 +146,7 @@ export interface NewText {
 
 /**
  * Complete rows after a terminal's own echo in which the line editor's echo of the same text may
- * still come: one a key typed ahead with it (each Enter draws a prompt of its own).
+ * still come (each Enter typed ahead of the text draws a prompt row of its own first).
  */
 const LINE_EDITOR_ROWS = 16;
 
