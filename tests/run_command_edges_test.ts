@@ -3,7 +3,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers, leftovers } from "./helpers/leaks.ts";
-import { type Connection, type TransportKind, withServer } from "./helpers/mcp.ts";
+import { type Connection, textOf, type TransportKind, withServer } from "./helpers/mcp.ts";
 import { commandRunning, type TestTmux, until, waitForProcesses } from "./helpers/tmux.ts";
 import { readAllOutput } from "./helpers/output.ts";
 
@@ -55,6 +55,38 @@ for (const kind of ["stdio", "http"] as TransportKind[]) {
     });
   });
 }
+
+Deno.test("a call cancelled as its line is typed is collected by its run_id", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    // tmux answers the typing only a second after it pasted the line (a hook holds its queue):
+    // the cancellation comes while the command already runs, and it runs on after that second.
+    await tmux.run("set-hook", "-g", "after-paste-buffer", "run-shell 'sleep 1'");
+    const controller = new AbortController();
+    const call = conn.client.callTool(
+      { name: "run_command", arguments: { command: "sleep 2; echo late", pane_id: tmux.paneId } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await until("the line is typed", () => commandRunning(tmux, tmux.paneId));
+    controller.abort();
+    let error: unknown = null;
+    await call.catch((reason) => error = reason);
+    assert(error !== null, "the cancelled call resolved");
+    await tmux.run("set-hook", "-gu", "after-paste-buffer");
+    await until("the command ended", () => idle(tmux, tmux.paneId));
+    // Its record names it, and wait_for_command collects it.
+    const options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
+    const nonce = options.match(/^@tmux_mcp_run_([0-9a-f]+) /m)?.[1];
+    assert(nonce !== undefined, `no record: ${JSON.stringify(options)}`);
+    const collected = await conn.client.callTool({
+      name: "wait_for_command",
+      arguments: { run_id: `${tmux.paneId.slice(1)}.${nonce}`, timeout: 5 },
+    }) as CallToolResult;
+    const end = collected.structuredContent as Record<string, unknown>;
+    assertEquals([end.exit_status, end.output], [0, ["late"]], textOf(collected));
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
 
 Deno.test("a server stopped mid-wait kills its children and releases the pane", async () => {
   await withServer("stdio", {}, async (conn, tmux) => {

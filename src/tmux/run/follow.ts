@@ -1,15 +1,64 @@
 /**
  * The follow stage of a run: its byte stream until the run ends or the stream is lost, during its
- * call and, for a run that timed out, after it.
+ * call and, for a run that timed out, after it; and what a run leaves going once its call ends.
  *
  * @module
  */
 
-import { deadline } from "../../async.ts";
+import { abortable, deadline } from "../../async.ts";
+import { outsideCall } from "../call_deadline.ts";
 import type { OutputTap } from "../transport/watch.ts";
 import { KEEP_MS } from "./run_output.ts";
+import { forgetQuietRecord, type RunContext } from "./settle.ts";
 import type { Runner } from "./state.ts";
 import type { RunStream } from "./stream.ts";
+
+/** How long a run's shell may take to finish after its end marker (its trailer's tmux command). */
+const SETTLE_MS = 1000;
+
+/** A run as its call ended, for {@linkcode afterRun}. */
+export interface EndedCall {
+  /** The pane's lock key. */
+  key: string;
+  runId: string;
+  /** The run's stream and the tap feeding it, when the server followed it (else null). */
+  stream: RunStream | null;
+  tap: OutputTap | null;
+  /** Its context, once the line was typed and waited for (else null). */
+  context: RunContext | null;
+}
+
+/**
+ * What a run leaves going once its call ends: a timed-out run's stream followed (see
+ * {@linkcode follow}); for one that ended, the tap kept until its shell has settled at its prompt
+ * (bounded: the pane's next call waits for that), and a remote run's record cleared in the
+ * background (a next call finds it harmless, and stopping waits for it); else the tap closed.
+ */
+export function afterRun(runner: Runner, ended: EndedCall): void {
+  const { key, stream, tap, context } = ended;
+  if (tap !== null && stream !== null && context?.followed) {
+    outsideCall(() => follow(runner, { runId: ended.runId, stream, tap }));
+    return;
+  }
+  if (tap === null || stream === null || !stream.done) {
+    tap?.close();
+    return;
+  }
+  const limit = deadline(SETTLE_MS);
+  const seen = Promise.race([stream.settled, tap.lost]);
+  const settled: Promise<void> = abortable(seen, limit.signal).then(() => {
+    limit[Symbol.dispose]();
+    tap.close();
+    if (runner.settling.get(key) === settled) runner.settling.delete(key);
+  });
+  runner.settling.set(key, settled);
+  if (context?.recorded) {
+    const forgot = outsideCall(() => forgetQuietRecord(context));
+    const cleared: Promise<void> = abortable(forgot, limit.signal)
+      .then(() => void runner.inFlight.delete(cleared));
+    runner.inFlight.add(cleared);
+  }
+}
 
 /**
  * Follows a timed-out run's stream after its call, so its log keeps filling (for

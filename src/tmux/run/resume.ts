@@ -19,6 +19,8 @@ import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
 import { callNames, ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
 import { killedReason } from "./run_end.ts";
 import { dropUnusedEnded, superseded } from "./pending.ts";
+import { NO_STATUS, STILL_MAY_START, SUPERSEDED } from "./reasons.ts";
+import { STREAM_END_MS } from "./stream.ts";
 import { forgetRun, type PaneCall, type Runner } from "./state.ts";
 import {
   currentPosition,
@@ -44,22 +46,6 @@ export interface ResumeRequest {
   /** When the wait began (ms since the epoch); default now. */
   started?: number;
 }
-
-/** Why a run whose line might have started never will. */
-const SUPERSEDED = "its line never ran, and never will: a later run_command in the pane started " +
-  "first, and the shell reads its input in order (the line was cleared, or a program read it)";
-
-/** Why a run whose line was typed is neither started nor not, still. */
-const MAY_START = "unknown: the line was typed but the shell has not been seen to run it; it may " +
-  "still run (a later run_command in the pane settles it): do not retry";
-
-/** Why a run that ended has no exit status, by what its pane shows. */
-const NO_STATUS = {
-  replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
-  killed: "the command's shell ended it without reporting a status (the shell or its subshell " +
-    "was killed, or the run's bookkeeping was cleared)",
-  invalid: "the run's status in its pane was not valid (changed by a program in the pane?)",
-};
 
 /**
  * Waits again for a run that timed out, by its run id, and once it has ended returns its real
@@ -169,7 +155,9 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
     if (state[names.option] === "" && running() && !replaced()) {
       return {
         ...base,
-        ...(record.pending === undefined ? {} : { started: null, not_started_reason: MAY_START }),
+        ...(record.pending === undefined
+          ? {}
+          : { started: null, not_started_reason: STILL_MAY_START }),
         exit_status: null,
         timed_out: true,
         no_status_reason: null,
@@ -219,16 +207,13 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   } else {
     result = {
       ...finished,
-      no_status_reason: state[names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalid,
+      no_status_reason: state[names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalidKept,
       ...await endedOutput(),
     };
   }
   await forget();
   return { ...result, elapsed_seconds: elapsed() };
 }
-
-/** How long a followed stream may take to catch up with a run that has ended. */
-const STREAM_END_MS = 2000;
 
 /**
  * A recorded run's output: from its log, when this server follows (or followed) its stream,

@@ -5,13 +5,14 @@
  * - check the reader (reading.ts: a line editor reading a command line);
  * - claim the pane and type the line in one tmux command (type_line.ts; the line: shell.ts);
  * - follow the run's byte stream or its channel (follow.ts, stream.ts, wait.ts);
- * - end: the result from how the wait ended, and what stays in the pane (settle.ts);
- * - release the pane's lock, and follow a timed-out run after the call (here).
+ * - end: the result from how the wait ended, and what stays in the pane (settle.ts; the reasons
+ *   it gives: reasons.ts; a run that may still start: pending.ts);
+ * - after the call: a timed-out run followed, the shell let settle (follow.ts `afterRun`), and
+ *   the pane's lock released (here).
  *
  * @module
  */
-import { outsideCall } from "../call_deadline.ts";
-import { abortable, deadline } from "../../async.ts";
+import { afterCall } from "../call_deadline.ts";
 import { captureSince } from "../capture.ts";
 import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/waiter.ts";
@@ -53,17 +54,10 @@ import { RunOutput } from "./run_output.ts";
 import { channelEnd, waitForEnd } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { tapOutput } from "../transport/watch.ts";
-import { forgetQuietRecord, type RunContext, settle } from "./settle.ts";
-import { follow, streamEnd } from "./follow.ts";
+import { cancelledRun, type RunContext, settle } from "./settle.ts";
+import { afterRun, streamEnd } from "./follow.ts";
 import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
-/** Why a line the shell read did not run the function. */
-const UNREAD = "the shell read the line but did not run it: it lacks the run function and " +
-  "did not take its definition, or a continuation prompt (an unclosed quote or here-document " +
-  "typed earlier) took the line; look at the pane (capture_pane) before retrying";
-
-/** How long a run's shell may take to finish after its end marker (its trailer's tmux command). */
-const SETTLE_MS = 1000;
-
+import { UNREAD } from "./reasons.ts";
 function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
   let run = runner.definitions.get(socketPath);
   if (run === undefined) {
@@ -312,6 +306,19 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       try {
         claimed = await typeLine(call, { typed, pasteFlags, mark, buffered, record });
       } catch (error) {
+        if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
+          // Cancelled as the line was typed: tmux may have run the command, claim and all.
+          const run = {
+            runner,
+            call,
+            anchor,
+            typed,
+            mark,
+            waiter: null,
+            recorded: record !== null,
+          };
+          return await afterCall(() => cancelledRun({ ...run, base }));
+        }
         if (record === null || !await linkDropped(socket, error)) throw error;
         return transportLost({ ...base, elapsed_seconds: elapsed() }, socket);
       }
@@ -369,29 +376,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       return await settle(context, outcome);
     } finally {
       await waiter?.kill();
-      if (tap !== null && context?.followed) {
-        outsideCall(() => follow(runner, { runId: base.run_id, stream: stream!, tap }));
-      } else if (tap !== null && stream?.done) {
-        // The shell finishes just after the run's end: the tap stays to see it do so.
-        const limit = deadline(SETTLE_MS);
-        const seen = Promise.race([stream.settled, tap.lost]);
-        const settled: Promise<void> = abortable(seen, limit.signal).then(() => {
-          limit[Symbol.dispose]();
-          tap.close();
-          if (runner.settling.get(key) === settled) runner.settling.delete(key);
-        });
-        runner.settling.set(key, settled);
-        // A remote run's record goes after its result, in the background: a next call finds
-        // it harmless (a quiet record keeps only this run's status), and stopping waits for it.
-        if (context?.recorded) {
-          const forgot = outsideCall(() => forgetQuietRecord(context!));
-          const cleared: Promise<void> = abortable(forgot, limit.signal)
-            .then(() => void runner.inFlight.delete(cleared));
-          runner.inFlight.add(cleared);
-        }
-      } else {
-        tap?.close();
-      }
+      afterRun(runner, { key, runId: base.run_id, stream, tap, context });
     }
   } finally {
     release();

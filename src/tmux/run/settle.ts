@@ -42,29 +42,9 @@ import {
 } from "./types.ts";
 import { keepLog, type RunOutput } from "./run_output.ts";
 import { readTrailer, type WaitOutcome } from "./wait.ts";
-import type { RunStream } from "./stream.ts";
+import { type RunStream, STREAM_END_MS } from "./stream.ts";
 import { watcherCaughtUp } from "../transport/watch.ts";
-/** Why a line that was typed did not start within the timeout. */
-const NEVER_STARTED = "the line was typed but the shell did not run it within the timeout, and " +
-  "it is withdrawn: it will not run. The shell is probably waiting at a continuation prompt (an " +
-  "unclosed quote or bracket), still starting, or a program read the line: look at the pane " +
-  "(capture_pane) before retrying";
-
-/** Why a run whose line the shell has not run yet, and may, is neither started nor not. */
-const MAY_START = "unknown: the line was typed but the shell has not run it within the timeout " +
-  "(a shell still starting, a continuation prompt, or a program reading input took it), and it " +
-  "may still run: do not retry; collect run_id with wait_for_command, or look at the pane";
-
-/** Why a run that ended has no exit status. */
-const NO_STATUS = {
-  replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
-  invalid: "the run's end marker carried no valid status",
-  lost: "the command ended as the call timed out, and its status did not arrive",
-};
-
-/** How long the stream may lag behind a trailer that has run. */
-const STREAM_END_MS = 2000;
-
+import { MAY_START, NEVER_STARTED, NO_STATUS } from "./reasons.ts";
 /** What settling a run needs. */
 export interface RunContext {
   runner: Runner;
@@ -117,7 +97,7 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
       };
     }
     case "aborted":
-      return await afterCall(() => cancelled(context));
+      return await afterCall(() => cancelledRun(context));
     case "timeout":
       return await timedOut(context, outcome);
     case "stream_lost":
@@ -145,7 +125,9 @@ function lostFields(context: RunContext): RunResult {
  * call saw the end (or gives up on a run it cancels). Before the trailer or after, it is the same:
  * a trailer that finds no record drops the status itself.
  */
-export async function forgetQuietRecord(context: RunContext): Promise<void> {
+export async function forgetQuietRecord(
+  context: Pick<RunContext, "recorded" | "call">,
+): Promise<void> {
   if (!context.recorded) return;
   const { socket, paneId, names } = context.call;
   await runTmux(socket, [
@@ -190,7 +172,7 @@ function keepOutput(context: RunContext, run: { ended: boolean; shown: number })
 
 /** A result with how a run ended, as its trailer reported it. */
 function withEnd(result: RunResult, end: RunEnd | null): RunResult {
-  if (end === null) return { ...result, no_status_reason: NO_STATUS.invalid };
+  if (end === null) return { ...result, no_status_reason: NO_STATUS.invalidMarker };
   switch (end.kind) {
     case "refused":
       return { ...result, ...NO_OUTPUT, started: false, not_started_reason: end.reason };
@@ -237,7 +219,7 @@ const TIMEOUT_FIELDS = [RUNNING_OPTION, ENDED_OPTION, "pane_pid", "pane_path"] a
  * {@linkcode timedOut}).
  */
 async function recordRun(
-  context: RunContext,
+  context: Pick<RunContext, "call" | "anchor" | "typed">,
 ): Promise<{ written: RunRecord; state: Record<typeof TIMEOUT_FIELDS[number], string> }> {
   const { socket, paneId, names } = context.call;
   const written = { anchor: context.anchor, typed: context.typed, created: Date.now() };
@@ -248,13 +230,20 @@ async function recordRun(
   return { written, state: parseRecords(answer, TIMEOUT_FIELDS)[0] };
 }
 
+/** What recording a cancelled run needs: its line was typed, or may have been. */
+export type TypedRun = Pick<
+  RunContext,
+  "runner" | "call" | "anchor" | "typed" | "mark" | "waiter" | "recorded" | "base"
+>;
+
 /**
  * The call was cancelled, not its command, which may go on: it is recorded as a timed-out run is,
  * so the busy text of the pane's next call and wait_for_command agree on it. A run that ended
- * meanwhile, and one whose server is stopping, leave nothing: a waited run's trailer still
- * signals and keeps its option, swept later; a streamed run's is gone with it.
+ * meanwhile (or whose line was never typed: the cancellation came as it was), and one whose
+ * server is stopping, leave nothing: a waited run's trailer still signals and keeps its option,
+ * swept later; a streamed run's is gone with it.
  */
-async function cancelled(context: RunContext): Promise<never> {
+export async function cancelledRun(context: TypedRun): Promise<never> {
   const { runner, call } = context;
   const { socket, paneId, names } = call;
   await context.waiter?.kill();

@@ -90,7 +90,7 @@ export function rememberFunction(runner: Runner, key: string, value: string | nu
 
 /**
  * Resolves once the pane's last run has settled: its shell finished the run's bookkeeping and is
- * drawing its prompt (bounded: see the runner's SETTLE_MS). A cursor taken before that would
+ * drawing its prompt (bounded: see SETTLE_MS in follow.ts). A cursor taken before that would
  * count the prompt as new output, and text typed before it would be echoed where the prompt goes.
  */
 export async function runSettled(

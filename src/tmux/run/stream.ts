@@ -53,6 +53,9 @@ function markerStart(text: string, marker: string): number {
   return 0;
 }
 
+/** How long a run's stream may lag behind its end, once the run is known to have ended. */
+export const STREAM_END_MS = 2000;
+
 /** Collects one run's output; feed it the pane's bytes with {@linkcode RunStream.push}. */
 export class RunStream {
   #decoder = new TextDecoder();

@@ -58,6 +58,8 @@ export async function typeLine(
         ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],
       ]).catch(() => "")).trim();
     }
+    // Cancelled as it was typed, the line may be running: the caller records it.
+    if (error instanceof TmuxError && error.code === "cancelled") throw error;
     await releaseClaim(call, line.mark);
     throw error;
   }

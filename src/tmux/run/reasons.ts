@@ -1,0 +1,44 @@
+/**
+ * Why a run's result says what it says: the reasons its `not_started_reason` and
+ * `no_status_reason` give, in one place for the run and for collecting it later.
+ *
+ * @module
+ */
+
+/** Why a line that was typed did not start within the timeout, and never will. */
+export const NEVER_STARTED =
+  "the line was typed but the shell did not run it within the timeout, " +
+  "and it is withdrawn: it will not run. The shell is probably waiting at a continuation prompt " +
+  "(an unclosed quote or bracket), still starting, or a program read the line: look at the pane " +
+  "(capture_pane) before retrying";
+
+/** Why a run whose line the shell has not run yet, and may, is neither started nor not. */
+export const MAY_START = "unknown: the line was typed but the shell has not run it within the " +
+  "timeout (a shell still starting, a continuation prompt, or a program reading input took it), " +
+  "and it may still run: do not retry; collect run_id with wait_for_command, or look at the pane";
+
+/** Why such a run, waited for again, is neither started nor not, still. */
+export const STILL_MAY_START = "unknown: the line was typed but the shell has not been seen to " +
+  "run it; it may still run (a later run_command in the pane settles it): do not retry";
+
+/** Why a run whose line might have started never will. */
+export const SUPERSEDED = "its line never ran, and never will: a later run_command in the pane " +
+  "started first, and the shell reads its input in order (the line was cleared, or a program " +
+  "read it)";
+
+/** Why a line the shell read did not run the function. */
+export const UNREAD = "the shell read the line but did not run it: it lacks the run function " +
+  "and did not take its definition, or a continuation prompt (an unclosed quote or " +
+  "here-document typed earlier) took the line; look at the pane (capture_pane) before retrying";
+
+/** Why a run that ended has no exit status. */
+export const NO_STATUS = {
+  replaced: "the pane's shell exited or was replaced (respawn-pane) while the command ran",
+  /** The end marker the stream brought. */
+  invalidMarker: "the run's end marker carried no valid status",
+  /** The status kept in the pane. */
+  invalidKept: "the run's status in its pane was not valid (changed by a program in the pane?)",
+  lost: "the command ended as the call timed out, and its status did not arrive",
+  killed: "the command's shell ended it without reporting a status (the shell or its subshell " +
+    "was killed, or the run's bookkeeping was cleared)",
+};
