@@ -308,16 +308,9 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       } catch (error) {
         if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
           // Cancelled as the line was typed: tmux may have run the command, claim and all.
-          const run = {
-            runner,
-            call,
-            anchor,
-            typed,
-            mark,
-            waiter: null,
-            recorded: record !== null,
-          };
-          return await afterCall(() => cancelledRun({ ...run, base }));
+          const recorded = record !== null;
+          const run = { runner, call, anchor, typed, mark, waiter: null, recorded, base };
+          return await afterCall(() => cancelledRun(run));
         }
         if (record === null || !await linkDropped(socket, error)) throw error;
         return transportLost({ ...base, elapsed_seconds: elapsed() }, socket);
