@@ -1,11 +1,12 @@
 // The randomized interruption test. Each sequence starts one shell (any we support) in a fresh
 // pane, maybe with a fault already in place (`set -e`, a program reading input, a startup file
-// that stalls), then interleaves agent actions (run_command with short timeouts, keys, text,
-// waits, cancellations) with faults (the server's tmux clients stopped or killed, the ssh link
-// dropped or the host down). After it, every sequence must keep the invariants: the pane's shell
-// is the same process, the next run_command works at its prompt, no call answered later than its
-// timeout plus 2 s, no command ran twice or ran after "not started", nothing of ours was read by a
-// program, and run_command and wait_for_command agree on every run.
+// that stalls, a prompt drawn late), then interleaves agent actions (run_command with short
+// timeouts, keys, text, waits, cancellations) with faults (the server's tmux clients stopped or
+// killed, the ssh link dropped, the host down or stalled). After it, every sequence must keep
+// the invariants: the pane's shell is the same process, the next run_command works at its
+// prompt, no call answered later than its timeout plus 2 s, no command ran twice or ran after
+// "not started", nothing of ours was read by a program, and run_command and wait_for_command
+// agree on every run.
 //
 // Sequences are seeded: a failure prints its seed; TMUX_MCP_SEED=<seed> TMUX_MCP_SEQUENCES=1
 // replays it. TMUX_MCP_SEQUENCES sets how many each transport runs (CI: the default below).
@@ -37,7 +38,13 @@ const SEED = ASKED === "random" ? Math.floor(Math.random() * 1e9) : Number(ASKED
 if (!Number.isSafeInteger(SEED)) throw new Error(`TMUX_MCP_SEED must be a number: ${ASKED}`);
 const SEQUENCES = Number(Deno.env.get("TMUX_MCP_SEQUENCES") ?? 6);
 const KEEP_GOING = Deno.env.get("TMUX_MCP_KEEP_GOING") !== undefined;
-const PRELUDES = ["none", "none", "set -e", "reader", "slow start"] as const;
+const PRELUDES = ["none", "none", "set -e", "reader", "slow start", "slow prompt"] as const;
+
+/** A prompt drawn 0.3 s after each command, as a `git status` in it does (bash and zsh). */
+const SLOW_PROMPTS: Record<string, string> = {
+  bash: "PROMPT_COMMAND='sleep 0.3'",
+  zsh: "precmd() { sleep 0.3 }",
+};
 
 /** What the runs of one transport did, for the summary line. */
 interface Tally {
@@ -82,8 +89,9 @@ async function startPane(
     return { pane, pid };
   }
   await atPrompt(world, shell, pane, pid);
-  if (prelude === "set -e") {
-    await world.tmux.run("send-keys", "-t", pane, "set -e", "Enter");
+  if (prelude === "set -e" || prelude === "slow prompt") {
+    const setting = prelude === "set -e" ? "set -e" : SLOW_PROMPTS[shell.program];
+    await world.tmux.run("send-keys", "-t", pane, setting, "Enter");
   } else if (prelude === "reader") {
     await world.tmux.run("send-keys", "-t", pane, "-l", `sh -c 'cat >> ${home}/read'`);
     await world.tmux.run("send-keys", "-t", pane, "Enter");
@@ -212,7 +220,8 @@ async function sequence(world: World, seed: number, shells: string[], tally: Tal
   const shell = DIALECTS[name];
   const prelude = rng.pick(
     PRELUDES.filter((p) =>
-      (p !== "set -e" || shell.posix) && (p !== "slow start" || shell.slowStart !== undefined)
+      (p !== "set -e" || shell.posix) && (p !== "slow start" || shell.slowStart !== undefined) &&
+      (p !== "slow prompt" || name in SLOW_PROMPTS)
     ),
   );
   const home = await Deno.makeTempDir({ prefix: "tmux-mcp-interrupt-" });
