@@ -16,6 +16,22 @@ async function run(conn: Connection, args: Record<string, unknown>) {
   return (result as CallToolResult).structuredContent as Record<string, unknown>;
 }
 
+/**
+ * Collects, by the run id its record in the pane names, a cancelled call's run, which must have
+ * exited 0 printing `output`.
+ */
+async function collectRecorded(conn: Connection, tmux: TestTmux, output: string[]): Promise<void> {
+  const options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
+  const nonce = options.match(/^@tmux_mcp_run_([0-9a-f]+) /m)?.[1];
+  assert(nonce !== undefined, `no record: ${JSON.stringify(options)}`);
+  const collected = await conn.client.callTool({
+    name: "wait_for_command",
+    arguments: { run_id: `${tmux.paneId.slice(1)}.${nonce}`, timeout: 5 },
+  }) as CallToolResult;
+  const end = collected.structuredContent as Record<string, unknown>;
+  assertEquals([end.exit_status, end.output], [0, output], textOf(collected));
+}
+
 for (const kind of ["stdio", "http"] as TransportKind[]) {
   Deno.test(`cancelling a call over ${kind} kills its wait and leaves the pane usable`, async () => {
     await withServer(kind, {}, async (conn, tmux) => {
@@ -41,16 +57,7 @@ for (const kind of ["stdio", "http"] as TransportKind[]) {
       assertEquals([after.exit_status, after.output], [0, ["after"]]);
       // The client hears nothing more of a call it cancelled; the pane's next call would name the
       // run while it ran. Its record names it here.
-      const options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
-      const nonce = options.match(/^@tmux_mcp_run_([0-9a-f]+) /m)?.[1];
-      assert(nonce !== undefined, options);
-      const runId = `${tmux.paneId.slice(1)}.${nonce}`;
-      const collected = await conn.client.callTool({
-        name: "wait_for_command",
-        arguments: { run_id: runId, timeout: 5 },
-      }) as CallToolResult;
-      const end = collected.structuredContent as Record<string, unknown>;
-      assertEquals([end.exit_status, end.output], [0, ["late"]]);
+      await collectRecorded(conn, tmux, ["late"]);
       await assertNoLeftovers(tmux, conn.serverPid);
     });
   });
@@ -75,15 +82,7 @@ Deno.test("a call cancelled as its line is typed is collected by its run_id", as
     await tmux.run("set-hook", "-gu", "after-paste-buffer");
     await until("the command ended", () => idle(tmux, tmux.paneId));
     // Its record names it, and wait_for_command collects it.
-    const options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
-    const nonce = options.match(/^@tmux_mcp_run_([0-9a-f]+) /m)?.[1];
-    assert(nonce !== undefined, `no record: ${JSON.stringify(options)}`);
-    const collected = await conn.client.callTool({
-      name: "wait_for_command",
-      arguments: { run_id: `${tmux.paneId.slice(1)}.${nonce}`, timeout: 5 },
-    }) as CallToolResult;
-    const end = collected.structuredContent as Record<string, unknown>;
-    assertEquals([end.exit_status, end.output], [0, ["late"]], textOf(collected));
+    await collectRecorded(conn, tmux, ["late"]);
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

@@ -86,8 +86,8 @@ export const NOTHING_OLD: OldText = {
   promptRows: 0,
 };
 
-/** The fields of an {@linkcode OldText}. */
-const OLD_FIELDS = [
+/** The fields of an {@linkcode OldText}, all whole numbers. */
+export const OLD_FIELDS = [
   "seen",
   "seenHash",
   "echo",
@@ -96,17 +96,6 @@ const OLD_FIELDS = [
   "promptHash",
   "promptRows",
 ] as const;
-
-/**
- * Whether `value` (a cursor a caller sent back) has every {@linkcode OldText} field, each a whole
- * number below `max`.
- */
-export function isOldText(value: Record<string, unknown>, max: number): boolean {
-  return OLD_FIELDS.every((field) => {
-    const number = value[field];
-    return Number.isSafeInteger(number) && (number as number) >= 0 && (number as number) < max;
-  });
-}
 
 /** Just the {@linkcode OldText} fields of `state` (a cursor's, say). */
 export function oldTextOf(state: OldText): OldText {

@@ -6,7 +6,7 @@
  */
 
 import { TmuxError } from "./errors.ts";
-import { isOldText, type OldText } from "./cursor_text.ts";
+import { OLD_FIELDS, type OldText } from "./cursor_text.ts";
 
 /** Lines hashed into a cursor to recognise its place. */
 export const TAIL_LINES = 4;
@@ -60,7 +60,7 @@ export function decodeCursor(cursor: string, owner: { pane: string; socket: stri
     isCount(state.tailRow, ROW_MAX) && Array.isArray(state.tail) &&
     state.tail.length <= TAIL_LINES &&
     state.tail.every((hash: unknown) => isCount(hash, ROW_MAX)) &&
-    isOldText(state, ROW_MAX);
+    OLD_FIELDS.every((field) => isCount(state[field], ROW_MAX));
   if (!valid) throw new TmuxError("invalid_argument", "cursor is not one this server returned");
   if (state.pane !== owner.pane || state.socket !== owner.socket) {
     throw new TmuxError(

@@ -7,7 +7,7 @@
  */
 
 import { BoundedMap } from "./run/bounded_map.ts";
-import { socketKey } from "./transport/exec.ts";
+import { lockKey } from "./run/state.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 
 /** How long after text was typed a wait still looks out for its echo. */
@@ -24,17 +24,13 @@ export function createTypedCursors(): TypedCursors {
   return new BoundedMap(PANES_MAX);
 }
 
-function key(socket: TmuxSocket, paneId: string): string {
-  return `${socketKey(socket)}\0${paneId}`;
-}
-
 /** Remembers the cursor made as text was typed into a pane. */
 export function rememberTyped(
   cursors: TypedCursors,
   target: { socket: TmuxSocket; paneId: string },
   cursor: string,
 ): void {
-  cursors.set(key(target.socket, target.paneId), { cursor, at: Date.now() });
+  cursors.set(lockKey(target.socket, target.paneId), { cursor, at: Date.now() });
 }
 
 /** The cursor made as text was last typed into a pane, while its echo may still come. */
@@ -42,6 +38,6 @@ export function typedCursor(
   cursors: TypedCursors,
   target: { socket: TmuxSocket; paneId: string },
 ): string | null {
-  const typed = cursors.get(key(target.socket, target.paneId));
+  const typed = cursors.get(lockKey(target.socket, target.paneId));
   return typed !== undefined && Date.now() - typed.at < TYPED_KEEP_MS ? typed.cursor : null;
 }

@@ -201,9 +201,10 @@ export const READ_TOOLS: AnyToolSpec[] = [
     title: "Wait for text in a pane",
     description: "Waits for one of `patterns` in output new since the call (or since " +
       "`cursor`) and returns that output and a cursor. The echo of text send_keys typed " +
-      "never matches, even drawn late by a busy shell: ask a REPL with send_keys {text: '1+1', enter: true}, then " +
-      "wait_for_text {cursor, patterns: ['>>> ']} (the prompt back: the answer is whole). Ends " +
-      "as matched, stopped (stop_patterns), timeout or alternate_screen.",
+      "never matches, even drawn late by a busy shell: ask a REPL with send_keys " +
+      "{text: '1+1', enter: true}, then wait_for_text {cursor, patterns: ['>>> ']} (the " +
+      "prompt back: the answer is whole). Ends as matched, stopped (stop_patterns), timeout or " +
+      "alternate_screen.",
     input: {
       ...paneSpecShape,
       patterns: z.array(z.string().min(1).max(1000)).min(1).max(20).describe("any one matches"),

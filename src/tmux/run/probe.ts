@@ -8,6 +8,7 @@
  * @module
  */
 
+import { delay } from "../../async.ts";
 import { socketKey, spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
@@ -243,7 +244,7 @@ export async function paneShell(
     // between commands): that, like our sh finishing, is looked at again before calling it busy.
     const settling = shell.kind === "other" && [OURS, CHILD].some((p) => answer.startsWith(p));
     if (!settling || !options.runsOver || looks === SETTLE_LOOKS) break;
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS));
+    await delay(SETTLE_WAIT_MS);
   }
   // A script ends, and the name may be a shell's again: only a shell is remembered.
   if (shell.kind !== "other") options.cache.set(key, shell);
