@@ -10,7 +10,7 @@ import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 import { DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
 import { randomHex } from "./hex.ts";
 import { isLoopback } from "./net.ts";
-import { parseRemote, type RemoteHost } from "./tmux/mod.ts";
+import { parseRemote, type RemoteHost, SOCKET_NAME } from "./tmux/mod.ts";
 
 /** HTTP settings. */
 export interface HttpConfig {
@@ -106,8 +106,11 @@ function parseOutputBytes(text: string): number {
 /** Validates flags and fills in defaults; throws an Error with a human message. */
 export function configFromFlags(flags: Flags): StartConfig {
   const socketName = flags.socketName ?? permittedEnv("TMUX_MCP_SOCKET_NAME") ?? null;
-  if (socketName !== null && !/^[A-Za-z0-9_.-]{1,100}$/.test(socketName)) {
-    throw new Error("--socket-name may hold only letters, digits, '_', '.' and '-'");
+  if (socketName !== null && !SOCKET_NAME.test(socketName)) {
+    throw new Error(
+      "--socket-name is 1 to 100 of A-Z, a-z, 0-9, '_', '.' and '-', starting with a letter, " +
+        "digit or '_'",
+    );
   }
   const waitText = flags.waitMaxSeconds ?? permittedEnv("TMUX_MCP_WAIT_MAX_SECONDS") ?? "30";
   const outputText = flags.maxOutputBytes ?? permittedEnv("TMUX_MCP_MAX_OUTPUT_BYTES") ??

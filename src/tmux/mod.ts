@@ -8,7 +8,8 @@
 export { TmuxError, type TmuxErrorCode } from "./errors.ts";
 export { createTmuxClient, type TmuxClient, type TmuxClientOptions } from "./client.ts";
 export type { TmuxSocket } from "./transport/socket.ts";
-export { LOCAL_HOST, parseRemote, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
+export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote_spec.ts";
+export type { SshOptions } from "./transport/ssh.ts";
 export { tmuxVersion } from "./transport/exec.ts";
 export { withCallDeadline } from "./call_deadline.ts";
 export { NAME_PREFIX } from "./names.ts";

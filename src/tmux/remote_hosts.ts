@@ -8,7 +8,8 @@
 
 import { closeControlsOf, type ControlPool } from "./transport/control.ts";
 import type { RemoteLink } from "./transport/remote_link.ts";
-import { createSshLink, type RemoteHost, type SshOptions } from "./transport/ssh.ts";
+import type { RemoteHost } from "./remote_spec.ts";
+import { createSshLink, type SshOptions } from "./transport/ssh.ts";
 import { closeWatchersOf } from "./transport/watcher_pool.ts";
 import type { WatcherPool } from "./transport/watcher.ts";
 

@@ -53,7 +53,9 @@ Deno.test("bad flags are clear errors", () => {
     message(() => configFromFlags(parseFlags(["--wait-max-seconds", "601"]))),
     /1 to 600/,
   );
-  assertMatch(message(() => configFromFlags(parseFlags(["--socket-name", "../x"]))), /socket-name/);
+  for (const name of ["../x", "..", "-L", "-"]) {
+    assertMatch(message(() => configFromFlags(parseFlags(["--socket-name", name]))), /socket-name/);
+  }
   assertMatch(
     message(() => configFromFlags(parseFlags(["--http", "--host", "0.0.0.0"]))),
     /refusing to serve HTTP on 0\.0\.0\.0 without a token/,

@@ -1,5 +1,6 @@
 import { assertEquals, assertMatch } from "../deps.ts";
-import { createSshLink, parseRemote, sshFailure } from "../../src/tmux/transport/ssh.ts";
+import { createSshLink, sshFailure } from "../../src/tmux/transport/ssh.ts";
+import { parseRemote } from "../../src/tmux/remote_spec.ts";
 
 Deno.test("--remote declarations: aliases, ssh:// addresses, socket and tmux settings", () => {
   assertEquals(parseRemote("web1=ssh:web1"), {
@@ -20,6 +21,11 @@ Deno.test("--remote declarations: aliases, ssh:// addresses, socket and tmux set
     },
   );
   assertEquals(parseRemote("v6=ssh://[::1]").destination, "::1");
+  assertEquals(parseRemote("v6=ssh://ci@[::1]:22").destination, "ci@::1");
+  assertEquals(
+    parseRemote("h=ssh:h?tmux=/home/ci/.local/bin/tmux").tmux,
+    "/home/ci/.local/bin/tmux",
+  );
 });
 
 Deno.test("--remote refuses what would reach ssh as an option or a remote shell as code", () => {
@@ -39,6 +45,18 @@ Deno.test("--remote refuses what would reach ssh as an option or a remote shell 
       "Bad=ssh:host",
       "x=docker:box",
       "ssh:host",
+      // What a tmux or ssh would read as a flag or a path step, a setting given twice, a name
+      // too long for DNS.
+      "web=ssh:host?socket=..",
+      "web=ssh:host?socket=.",
+      "web=ssh:host?socket=-L",
+      "web=ssh:host?socket=a&socket=b",
+      "web=ssh:host?socket=",
+      "web=ssh:host?tmux=/usr/../bin/tmux",
+      `web=ssh://${"a".repeat(300)}`,
+      `web=ssh://ci@${"a".repeat(64)}.example`,
+      "web=ssh://-host",
+      `web=ssh:${"a".repeat(300)}`,
     ]
   ) {
     let message = "";

@@ -1,7 +1,7 @@
 /**
  * tmux on another machine, reached over ssh. Hosts are declared by the operator (see
- * {@linkcode parseRemote}); ssh's argv is built from that declaration and fixed tokens only, and
- * every command of ours travels as tmux-language text on a tmux client's standard input (a
+ * `remote_spec.ts`); ssh's argv is built from that declaration and fixed tokens only, and every
+ * command of ours travels as tmux-language text on a tmux client's standard input (a
  * control client's, or `source-file -`'s), so no caller's text reaches ssh or the remote login
  * shell. One master connection per host, owned by this process under a private ControlPath,
  * carries every channel; it ends when the process closes the link (or exits: its session reads
@@ -15,21 +15,8 @@ import { randomHex } from "../../hex.ts";
 import { TmuxError } from "../errors.ts";
 import { readLines, terminate } from "./lines.ts";
 import type { RemoteLink } from "./remote_link.ts";
+import type { RemoteHost } from "../remote_spec.ts";
 import { withinCall } from "../call_deadline.ts";
-
-/** A remote host as the operator declared it. */
-export interface RemoteHost {
-  /** The name calls give as `host`. */
-  readonly name: string;
-  /** ssh's destination: an alias of the ssh config, or `[user@]host`. */
-  readonly destination: string;
-  /** The port, or null for the ssh config's. */
-  readonly port: number | null;
-  /** The remote tmux's `-L` socket name; null: its default. */
-  readonly socketName: string | null;
-  /** The remote tmux program: `tmux` on the remote PATH, or an absolute path. */
-  readonly tmux: string;
-}
 
 /** ssh settings shared by every host. */
 export interface SshOptions {
@@ -37,64 +24,6 @@ export interface SshOptions {
   readonly configFile: string | null;
   /** Accept and record the key of a host never seen before (else `host_key_unknown`). */
   readonly acceptNewHostKeys: boolean;
-}
-
-/** The name of this machine's tmux, as calls give it. */
-export const LOCAL_HOST = "local";
-
-const HOST_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
-const ALIAS = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}$/;
-const USER = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}$/;
-const SOCKET_NAME = /^[A-Za-z0-9_.-]{1,100}$/;
-const TMUX_PATH = /^\/[A-Za-z0-9_./+-]{1,255}$/;
-
-/**
- * Reads one `NAME=ssh:ALIAS[?socket=S&tmux=PATH]` or `NAME=ssh://[user@]host[:port][?...]`
- * declaration; throws an Error saying what is wrong. Every part is checked against a narrow
- * pattern: the destination must not read as an ssh option, and nothing may need a shell's quoting.
- */
-export function parseRemote(spec: string): RemoteHost {
-  const bad = (why: string) => new Error(`--remote ${JSON.stringify(spec)}: ${why}`);
-  const equals = spec.indexOf("=");
-  const name = spec.slice(0, equals);
-  if (equals < 0 || !HOST_NAME.test(name) || name === LOCAL_HOST) {
-    throw bad("give NAME=ssh:ALIAS, NAME of a-z, 0-9, '_' and '-' (not \"local\")");
-  }
-  const rest = spec.slice(equals + 1);
-  const question = rest.indexOf("?");
-  const where = question < 0 ? rest : rest.slice(0, question);
-  const query = new URLSearchParams(question < 0 ? "" : rest.slice(question + 1));
-  let destination: string;
-  let port: number | null = null;
-  if (where.startsWith("ssh://")) {
-    const match = /^ssh:\/\/(?:([^@/]+)@)?([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:]+\])(?::(\d{1,5}))?$/
-      .exec(where);
-    if (match === null) throw bad("ssh://[user@]host[:port] expected");
-    const [, user, hostPart, portText] = match;
-    if (user !== undefined && !USER.test(user)) throw bad(`not a user name: ${user}`);
-    const host = hostPart.replace(/^\[|\]$/g, "");
-    if (host.startsWith("-")) throw bad("a host name cannot begin with '-'");
-    destination = user === undefined ? host : `${user}@${host}`;
-    if (portText !== undefined) {
-      port = Number(portText);
-      if (port < 1 || port > 65535) throw bad(`not a port: ${portText}`);
-    }
-  } else if (where.startsWith("ssh:")) {
-    destination = where.slice("ssh:".length);
-    if (!ALIAS.test(destination)) throw bad("ssh:ALIAS expects a host alias of the ssh config");
-  } else {
-    throw bad("only ssh: hosts are supported (ssh:ALIAS or ssh://[user@]host[:port])");
-  }
-  for (const key of query.keys()) {
-    if (key !== "socket" && key !== "tmux") throw bad(`unknown setting ${key}`);
-  }
-  const socketName = query.get("socket");
-  if (socketName !== null && !SOCKET_NAME.test(socketName)) {
-    throw bad("socket= may hold only letters, digits, '_', '.' and '-'");
-  }
-  const tmux = query.get("tmux") ?? "tmux";
-  if (tmux !== "tmux" && !TMUX_PATH.test(tmux)) throw bad("tmux= must be an absolute path");
-  return { name, destination, port, socketName, tmux };
 }
 
 /** Words that may go into the remote command line (each single-quoted there as well). */
