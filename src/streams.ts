@@ -59,13 +59,40 @@ export function chunkReader(
   };
 }
 
-/** Everything a byte stream delivers, as text, read into a small reused buffer. */
-export async function readAllText(stream: ReadableStream<Uint8Array>): Promise<string> {
-  const reader = chunkReader(stream, { size: 1024 });
-  const decoder = new TextDecoder();
-  let text = "";
+/** What {@linkcode readCapped} read: the first bytes, and how many more it drained unkept. */
+export interface CappedBytes {
+  bytes: Uint8Array;
+  dropped: number;
+}
+
+/**
+ * Reads a byte stream to its end, keeping at most `maxBytes` of it (the first) and counting the
+ * rest: a peer that writes without end costs time, not memory. Linear in what is read.
+ */
+export async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<CappedBytes> {
+  const reader = chunkReader(stream, { size: Math.max(1024, Math.min(maxBytes, 64 * 1024)) });
+  const pieces: Uint8Array[] = [];
+  let kept = 0;
+  let dropped = 0;
   for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
-    text += decoder.decode(chunk, { stream: true });
+    const take = Math.min(chunk.length, maxBytes - kept);
+    if (take > 0) pieces.push(chunk.slice(0, take));
+    kept += take;
+    dropped += chunk.length - take;
   }
-  return text + decoder.decode();
+  return { bytes: concatBytes(pieces), dropped };
+}
+
+/** The pieces, one after another, in one new array. */
+export function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.length;
+  }
+  return bytes;
 }

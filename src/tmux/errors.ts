@@ -21,6 +21,7 @@ export type TmuxErrorCode =
   | "host_key_unknown"
   | "auth_failed"
   | "cancelled"
+  | "memory_limited"
   | "internal_error";
 
 /** A failure with a code and a message fit to show to a person or an agent. */

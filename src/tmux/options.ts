@@ -39,6 +39,20 @@ async function placeArgs(
   return session === null ? flags : [...flags, "-t", session];
 }
 
+/** How much of each line is read when only the options' names are wanted. */
+const NAME_LINE_BYTES = 1024;
+
+/**
+ * The names of the options set at a place (`show-options` flags and target). Their values are
+ * not read: a pane may set one of any size.
+ */
+export async function optionNames(socket: TmuxSocket, place: readonly string[]): Promise<string[]> {
+  const listing = await runTmux(socket, ["show-options", ...place], {
+    maxLineBytes: NAME_LINE_BYTES,
+  });
+  return listing.split("\n").filter((line) => line !== "").map((line) => line.split(" ", 1)[0]);
+}
+
 /** `show-options -v`: one option's value, or null when it is unset or unknown. */
 export async function showOption(
   socket: TmuxSocket,
@@ -51,10 +65,7 @@ export async function showOption(
       .replace(/\n$/, "");
     // tmux 3.2a prints an unset user option as empty where later ones refuse it: is it set?
     if (value === "" && name.startsWith("@")) {
-      const listing = await runTmux(socket, ["show-options", ...place]);
-      if (!listing.split("\n").some((line) => line === name || line.startsWith(`${name} `))) {
-        return null;
-      }
+      if (!(await optionNames(socket, place)).includes(name)) return null;
     }
     return value;
   } catch (error) {

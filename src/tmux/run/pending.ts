@@ -12,6 +12,7 @@
 
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
+import { optionNames } from "../options.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { recordOptionNonce, type RunRecord } from "./record.ts";
 import { callNames, ENDED_OPTION, markNonce, RUNNING_OPTION } from "./shell.ts";
@@ -76,8 +77,6 @@ export function endedUnused(options: Iterable<string>): boolean {
  * only when seen started, never wrongly.
  */
 export async function dropUnusedEnded(socket: TmuxSocket, paneId: string): Promise<void> {
-  const listing = await runTmux(socket, ["show-options", "-p", "-t", paneId]);
-  const names = listing.split("\n").map((line) => line.slice(0, line.indexOf(" ")));
-  if (!endedUnused(names)) return;
+  if (!endedUnused(await optionNames(socket, ["-p", "-t", paneId]))) return;
   await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, ENDED_OPTION]);
 }

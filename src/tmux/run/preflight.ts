@@ -12,6 +12,7 @@ import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { drainChannels } from "../transport/waiter.ts";
 import { queryPane } from "../target.ts";
+import { optionNames } from "../options.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "./record.ts";
 import {
@@ -104,8 +105,7 @@ export async function reconcile(
   if (mark !== "" && (state.pane_dead === "1" || markOutlivedShell(mark, state.pane_pid))) {
     commands.push("set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN);
   }
-  const listing = await runTmux(socket, ["show-options", "-p", "-t", paneId]);
-  const options = new Set(listing.split("\n").map((line) => line.slice(0, line.indexOf(" "))));
+  const options = new Set(await optionNames(socket, ["-p", "-t", paneId]));
   const held: CallNames[] = [];
   // By nonce: a run may have both kinds of record.
   const recorded = new Map<string, CallNames>();

@@ -25,7 +25,7 @@ export async function runTmux(
 ): Promise<string> {
   if (options.stdin === undefined && controlSafe(args)) {
     try {
-      const output = await runControl(socket, args);
+      const output = await runControl(socket, args, options);
       if (output !== null) return output;
     } catch (error) {
       if (!(error instanceof TmuxError)) throw error;

@@ -20,6 +20,7 @@ import {
   type StartedClient,
 } from "./gate.ts";
 import { privateName } from "../names.ts";
+import { MAX_LINE_BYTES } from "./lines.ts";
 import { withinCall } from "../call_deadline.ts";
 
 interface Pending {
@@ -32,6 +33,10 @@ interface Pending {
    * tmux's time and command number, not this) shows up as a forgery instead of cutting a result.
    */
   nonce: string;
+  /** Whether a line of the answer was longer than a line may be (see `readLines`). */
+  cut: boolean;
+  /** Each line is wanted only in its start, this long: cut lines are no fault. */
+  maxLineBytes: number | null;
   resolve: (text: string) => void;
   reject: (error: TmuxError) => void;
 }
@@ -100,6 +105,14 @@ function forged(control: Control, end: () => void): void {
   end();
 }
 
+function lineTooLong(): TmuxError {
+  return new TmuxError(
+    "memory_limited",
+    `tmux answered with a line longer than the ${MAX_LINE_BYTES / 1024 / 1024} MiB a line may ` +
+      "be (a pane set an option or buffer that large?): the answer is refused, not cut",
+  );
+}
+
 function fail(control: Control, error: TmuxError): void {
   control.alive = false;
   for (const pending of control.queue.splice(0)) pending.reject(error);
@@ -111,15 +124,25 @@ async function readLoop(
   hooks: { end: () => void; done: () => void },
 ): Promise<void> {
   const decoder = new TextDecoder();
-  let block: { time: string; number: string; mine: boolean; lines: string[] } | null = null;
+  let block: { time: string; number: string; mine: boolean; lines: string[]; cut: boolean } | null =
+    null;
+  let cutSeen = 0;
   try {
     for await (const bytes of allLines(started)) {
       if (!control.alive) break;
+      const cut = started.cut.lines !== cutSeen;
+      cutSeen = started.cut.lines;
       const line = decoder.decode(bytes);
       const fields = line.split(" ");
       if (block === null) {
         if (fields[0] === "%begin" && fields.length === 4) {
-          block = { time: fields[1], number: fields[2], mine: fields[3] === "1", lines: [] };
+          block = {
+            time: fields[1],
+            number: fields[2],
+            mine: fields[3] === "1",
+            lines: [],
+            cut: false,
+          };
         } else if (fields[0] === "%end" || fields[0] === "%error") {
           // A block's end outside a block: pane text ended the last block early.
           forged(control, hooks.end);
@@ -132,6 +155,7 @@ async function readLoop(
         fields[1] === block.time && fields[2] === block.number;
       if (!closes) {
         block.lines.push(line);
+        block.cut ||= cut;
         continue;
       }
       const ended = block;
@@ -147,9 +171,14 @@ async function readLoop(
       }
       if (pending.remaining % 2 === 0) {
         pending.remaining--;
+        // Never a silent part of an answer: refused once the rest of the list has come.
+        pending.cut ||= ended.cut && pending.maxLineBytes === null;
+        const lines = pending.maxLineBytes === null
+          ? ended.lines
+          : ended.lines.map((line) => line.slice(0, pending.maxLineBytes!));
         // Not push(...lines): a capture of a long history has more lines than a call has room
         // for arguments.
-        if (ended.lines.length > 0) pending.output.push(`${ended.lines.join("\n")}\n`);
+        if (lines.length > 0) pending.output.push(`${lines.join("\n")}\n`);
         continue;
       }
       // A command that `if-shell -F` ran comes as a block of its own, after the if-shell's and
@@ -162,7 +191,8 @@ async function readLoop(
       }
       if (pending.remaining > 0) continue;
       control.queue.shift();
-      pending.resolve(pending.output.join(""));
+      if (pending.cut) pending.reject(lineTooLong());
+      else pending.resolve(pending.output.join(""));
     }
   } catch {
     // The pipe broke: treated as the client exiting.
@@ -229,6 +259,7 @@ async function connectControl(
 export async function runControl(
   socket: ControlledSocket,
   args: readonly string[],
+  options: { maxLineBytes?: number } = {},
 ): Promise<string | null> {
   const pool = socket.controls;
   if (pool === null) return null;
@@ -245,15 +276,31 @@ export async function runControl(
     if (pool.clients.get(key) === pending) pool.clients.delete(key);
     return null;
   }
-  return await gated(socket, args, () => withinCall(sendControl(control, args), "a command"));
+  return await gated(
+    socket,
+    args,
+    () => withinCall(sendControl(control, args, options.maxLineBytes ?? null), "a command"),
+  );
 }
 
 /** Sends a command line to a live control client and resolves with its output. */
-function sendControl(control: Control, args: readonly string[]): Promise<string> {
+function sendControl(
+  control: Control,
+  args: readonly string[],
+  maxLineBytes: number | null,
+): Promise<string> {
   const nonce = privateName("ctl");
   const { line, commands } = controlLine(args, nonce);
   return new Promise<string>((resolve, reject) => {
-    control.queue.push({ remaining: 2 * commands, output: [], nonce, resolve, reject });
+    control.queue.push({
+      remaining: 2 * commands,
+      output: [],
+      nonce,
+      cut: false,
+      maxLineBytes,
+      resolve,
+      reject,
+    });
     control.writer.write(encoder.encode(`${line}\n`)).catch(() => {
       fail(control, controlExited());
     });

@@ -5,8 +5,8 @@
  */
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
-import { terminate } from "./lines.ts";
-import { readAllText } from "../../streams.ts";
+import { MAX_ANSWER_BYTES, MAX_STDERR_BYTES, readLines, terminate } from "./lines.ts";
+import { type CappedBytes, concatBytes, readCapped } from "../../streams.ts";
 import { commandsOf, controlLine, THEN } from "./command_line.ts";
 import { type RemoteLink, unreachableWhenDown } from "./remote_link.ts";
 import { callDeadline, checkCallDeadline, deadlineError, withinCall } from "../call_deadline.ts";
@@ -35,6 +35,11 @@ export function socketKey(socket: SocketAddress): string {
 export interface RunTmuxOptions {
   /** Bytes or text given to tmux on standard input (e.g. `load-buffer -`). */
   stdin?: string;
+  /**
+   * Only the start of each line is wanted (an option's name, say): a longer line comes cut to
+   * this many bytes instead of refusing the answer.
+   */
+  maxLineBytes?: number;
 }
 
 const decoder = new TextDecoder();
@@ -116,9 +121,7 @@ export async function spawnRun(
   // The call's deadline ends the tmux process (or the remote one's ssh) it would wait for.
   const signal = callDeadline();
   if (remote) {
-    return await remote.channel(() =>
-      remoteRun(socket, remote, { args, stdin: options.stdin, signal })
-    );
+    return await remote.channel(() => remoteRun(socket, remote, { ...options, args, signal }));
   }
   checkCallDeadline("a command");
   const command = tmuxCommand(socket, args, {
@@ -126,7 +129,7 @@ export async function spawnRun(
     stdout: "piped",
     stderr: "piped",
   });
-  let output: Deno.CommandOutput;
+  let output: BoundedOutput;
   let child: Deno.ChildProcess;
   try {
     child = command.spawn();
@@ -141,18 +144,73 @@ export async function spawnRun(
       await writer.write(encoder.encode(options.stdin)).catch(() => {});
       await writer.close().catch(() => {});
     }
-    output = await child.output();
+    output = await boundedOutput(child, options.maxLineBytes);
   } catch (error) {
-    throw spawnError(error);
+    throw error instanceof TmuxError ? error : spawnError(error);
   } finally {
     signal?.removeEventListener("abort", stop);
   }
   if (signal?.aborted) throw deadlineError(signal, "a command");
-  if (!output.success) {
-    throw errorFromStderr(decoder.decode(output.stderr), args);
-  }
-  return decoder.decode(output.stdout);
+  if (!output.success) throw errorFromStderr(output.stderr, args);
+  return output.stdout;
 }
+
+/** A child's exit and what it wrote, each within its bound. */
+interface BoundedOutput {
+  code: number;
+  success: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Waits for a child and reads its output: at most {@linkcode MAX_ANSWER_BYTES} of standard
+ * output (more is refused as `memory_limited`, never cut) and the head of standard error; with
+ * `maxLineBytes`, each line of the output cut to that.
+ */
+async function boundedOutput(
+  child: Deno.ChildProcess,
+  maxLineBytes?: number,
+): Promise<BoundedOutput> {
+  const [status, stdout, stderr] = await Promise.all([
+    child.status,
+    maxLineBytes === undefined
+      ? readCapped(child.stdout, MAX_ANSWER_BYTES)
+      : readLineStarts(child.stdout, maxLineBytes),
+    readCapped(child.stderr, MAX_STDERR_BYTES),
+  ]);
+  if (stdout.dropped > 0) {
+    throw new TmuxError(
+      "memory_limited",
+      `tmux answered with ${stdout.bytes.length + stdout.dropped} bytes, more than the ` +
+        `${MAX_ANSWER_BYTES / 1024 / 1024} MiB one answer may hold: refused, not cut`,
+    );
+  }
+  return {
+    code: status.code,
+    success: status.success,
+    stdout: decoder.decode(stdout.bytes),
+    stderr: decoder.decode(stderr.bytes),
+  };
+}
+
+/** The first `maxLineBytes` of each line, within {@linkcode MAX_ANSWER_BYTES} in all. */
+async function readLineStarts(
+  stream: ReadableStream<Uint8Array>,
+  maxLineBytes: number,
+): Promise<CappedBytes> {
+  const starts: Uint8Array[] = [];
+  let kept = 0;
+  let dropped = 0;
+  for await (const line of readLines(stream, { maxLineBytes })) {
+    if (kept + line.length + 1 > MAX_ANSWER_BYTES) dropped += line.length + 1;
+    else starts.push(line.slice(), NEWLINE);
+    kept += line.length + 1;
+  }
+  return { bytes: concatBytes(starts), dropped };
+}
+
+const NEWLINE = new Uint8Array([0x0a]);
 
 /** A long-lived tmux child process (e.g. `wait-for`) that the caller owns and must settle. */
 export interface TmuxChild {
@@ -186,10 +244,12 @@ export function spawnTmux(socket: SocketAddress, args: readonly string[]): TmuxC
     throw spawnError(error);
   }
   let exited = false;
-  const done = Promise.all([child.status, readAllText(child.stderr)]).then(([status, stderr]) => {
-    exited = true;
-    return { success: status.success, stderr };
-  });
+  const done = Promise.all([child.status, readCapped(child.stderr, MAX_STDERR_BYTES)]).then(
+    ([status, stderr]) => {
+      exited = true;
+      return { success: status.success, stderr: decoder.decode(stderr.bytes) };
+    },
+  );
   return {
     done,
     async kill(): Promise<void> {
@@ -263,7 +323,7 @@ const SOURCE_PLACE = /^-:\d+: /gm;
 async function remoteRun(
   socket: SocketAddress,
   link: RemoteLink,
-  request: { args: readonly string[]; stdin?: string; signal?: AbortSignal },
+  request: RunTmuxOptions & { args: readonly string[]; signal?: AbortSignal },
 ): Promise<string> {
   await (request.signal ? withinCall(link.connect(), "the host's connection") : link.connect())
     .catch((error) => {
@@ -287,12 +347,13 @@ async function remoteRun(
     const writer = child.stdin.getWriter();
     await writer.write(encoder.encode(script)).catch(() => {});
     await writer.close().catch(() => {});
-    const output = await child.output();
-    const stderr = decoder.decode(output.stderr);
-    const failed = link.failure(output.code, stderr);
+    const output = await boundedOutput(child, request.maxLineBytes);
+    const failed = link.failure(output.code, output.stderr);
     if (failed !== null) throw failed;
-    if (!output.success) throw errorFromStderr(stderr.replace(SOURCE_PLACE, ""), request.args);
-    return decoder.decode(output.stdout);
+    if (!output.success) {
+      throw errorFromStderr(output.stderr.replace(SOURCE_PLACE, ""), request.args);
+    }
+    return output.stdout;
   } finally {
     request.signal?.removeEventListener("abort", stop);
   }

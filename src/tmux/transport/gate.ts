@@ -102,6 +102,8 @@ export interface StartedClient {
   first: Uint8Array;
   /** Its later lines (see `readLines`: each valid until the next is asked for). */
   lines: AsyncGenerator<Uint8Array, void, undefined>;
+  /** How many of its lines were cut (longer than `readLines` keeps), so far. */
+  cut: { lines: number };
 }
 
 /** Every line a started client wrote: its first, then the rest as they come. */
@@ -170,14 +172,15 @@ export function startClient(
       return null;
     }
     const writer = child.stdin.getWriter();
-    const lines = readLines(child.stdout);
+    const cut = { lines: 0 };
+    const lines = readLines(child.stdout, { onCut: () => cut.lines++ });
     const first = await abortable(lines.next(), AbortSignal.timeout(START_MS)).catch(() => null);
     if (first === null || first === ABORTED || first.done) {
       await writer.close().catch(() => {});
       await terminate(child);
       return null;
     }
-    return { child, writer, first: first.value.slice(), lines };
+    return { child, writer, first: first.value.slice(), lines, cut };
   });
 }
 

@@ -6,32 +6,67 @@
  */
 
 import { abortable, ABORTED, deadline } from "../../async.ts";
-import { chunkReader } from "../../streams.ts";
+import { chunkReader, concatBytes } from "../../streams.ts";
 
 const NEWLINE = 0x0a;
+
+/** The longest line kept whole by default: what a peer may make us hold for one line. */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/** The most one answer of tmux (all its lines) may hold: more is refused, never cut. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The most of a child's standard error kept (the head: where its reason is). */
+export const MAX_STDERR_BYTES = 16 * 1024;
+
+/** Options for {@linkcode readLines}. */
+export interface ReadLinesOptions {
+  /** A longer line is cut to its first this many bytes (default {@linkcode MAX_LINE_BYTES}). */
+  maxLineBytes?: number;
+  /** Told, just before a cut line is yielded, how many bytes it lost. */
+  onCut?: (dropped: number) => void;
+}
 
 /**
  * Yields each complete line of a byte stream (without its newline); an unfinished tail is
  * dropped. A line is valid only until the next one is asked for (the read buffer is reused).
+ * Linear in what is read, whatever the line lengths: a line split across chunks is kept as its
+ * pieces and joined once, and no more than `maxLineBytes` of it are kept.
  */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
+  options: ReadLinesOptions = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
+  const max = options.maxLineBytes ?? MAX_LINE_BYTES;
   const reader = chunkReader(stream);
-  let pending = new Uint8Array(0);
+  // The start of the current line, from earlier chunks (copies: the read buffer is reused).
+  let pieces: Uint8Array[] = [];
+  let kept = 0;
+  let dropped = 0;
+  const keep = (piece: Uint8Array): void => {
+    const take = Math.min(piece.length, max - kept);
+    if (take > 0) pieces.push(piece.slice(0, take));
+    kept += take;
+    dropped += piece.length - take;
+  };
   for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
-    let data = chunk;
-    if (pending.length > 0) {
-      data = new Uint8Array(pending.length + chunk.length);
-      data.set(pending);
-      data.set(chunk, pending.length);
-    }
     let from = 0;
-    for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, from)) {
-      yield data.subarray(from, end);
+    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
+      const piece = chunk.subarray(from, end);
       from = end + 1;
+      if (pieces.length === 0 && piece.length <= max) {
+        yield piece;
+        continue;
+      }
+      keep(piece);
+      const line = pieces.length === 1 ? pieces[0] : concatBytes(pieces);
+      if (dropped > 0) options.onCut?.(dropped);
+      pieces = [];
+      kept = 0;
+      dropped = 0;
+      yield line;
     }
-    pending = data.slice(from);
+    keep(chunk.subarray(from));
   }
 }
 

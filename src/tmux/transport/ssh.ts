@@ -13,7 +13,8 @@
 import { abortable, ABORTED } from "../../async.ts";
 import { randomHex } from "../../hex.ts";
 import { TmuxError } from "../errors.ts";
-import { readLines, terminate } from "./lines.ts";
+import { MAX_STDERR_BYTES, readLines, terminate } from "./lines.ts";
+import { readCapped } from "../../streams.ts";
 import type { RemoteLink } from "./remote_link.ts";
 import type { RemoteHost } from "../remote_spec.ts";
 import { withinCall } from "../call_deadline.ts";
@@ -125,7 +126,10 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
         ? new TmuxError("host_unreachable", "ssh is not installed or not on PATH")
         : new TmuxError("host_unreachable", `could not start ssh: ${String(error)}`);
     }
-    const stderr = new Response(child.stderr).text();
+    // Read as it comes (a pipe never fills), kept only in its head.
+    const stderr = readCapped(child.stderr, MAX_STDERR_BYTES).then(({ bytes }) =>
+      new TextDecoder().decode(bytes)
+    );
     const lines = readLines(child.stdout);
     const signal = AbortSignal.timeout((CONNECT_SECONDS + 5) * 1000);
     const decoder = new TextDecoder();

@@ -1,0 +1,54 @@
+// What a pane or a host sends in bulk: the server keeps a bound on what it holds and reads it in
+// linear time, answers every call, and says what it refused.
+
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import { type TestTmux, until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
+  return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+}
+
+/** Sets a pane option of `bytes` bytes, as a program in the pane could (`tmux source-file`). */
+async function setHugeOption(tmux: TestTmux, pane: string, bytes: number): Promise<void> {
+  const file = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(file, `set-option -p -t ${pane} @huge "${"a".repeat(bytes)}"\n`);
+    await tmux.run("source-file", file);
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+Deno.test("a 32 MB pane option neither stalls the server nor stops the pane's runs; reading it is refused, not cut", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    await setHugeOption(tmux, tmux.paneId, 32 * 1024 * 1024);
+    // A run that times out looks at the pane's records: through the option list.
+    const slow = await call(conn, "run_command", {
+      pane_id: tmux.paneId,
+      command: "sleep 2",
+      timeout: 1,
+    });
+    assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
+    const runId = (slow.structuredContent as Json).run_id;
+    await until("the sleep ended", async () => {
+      const waited = await call(conn, "wait_for_command", { run_id: runId, timeout: 5 });
+      return (waited.structuredContent as Json | undefined)?.exit_status === 0;
+    });
+    const next = await call(conn, "run_command", { pane_id: tmux.paneId, command: "echo ok" });
+    assert(!next.isError, textOf(next));
+    assertEquals((next.structuredContent as Json).output, ["ok"]);
+    const read = await call(conn, "show_option", {
+      name: "@huge",
+      scope: "pane",
+      pane_id: tmux.paneId,
+    });
+    assertEquals(read.isError, true, "a 32 MB value was shown");
+    assertMatch(textOf(read), /^memory_limited: /);
+    await tmux.run("set-option", "-p", "-u", "-t", tmux.paneId, "@huge");
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
