@@ -17,6 +17,7 @@
  */
 
 import { NAME_PREFIX } from "../names.ts";
+import { NO_TMUX_REASON } from "./run_end.ts";
 import {
   type CallNames,
   dropStatus,
@@ -59,10 +60,38 @@ export function launcherBuffer(sha256: string): string {
 export function launcherBootstrap(socketPath: string): string | null {
   if (!TYPABLE_PATH.test(socketPath)) return null;
   const buffer = launcherBuffer("$2");
-  const hashers = ["sha256sum", "shasum -a 256"].map((tool) => `printf %s "$w" | ${tool}`);
-  return `w=$(command tmux -S "${socketPath}" show-buffer -b "${buffer}" ";" ` +
-    `delete-buffer -b "${buffer}") && case $( { ${hashers.join(" || ")}; } 2>/dev/null) in ` +
-    `"$2 "*) eval "$w" ;; esac`;
+  const hashers = ["sha256sum", "shasum -a 256"].map((tool) => `printf %s "$w"|${tool}`);
+  // A missing tool is said before the script is fetched (see launcherRefusals).
+  const lacking = (code: string) => `||{ echo $1${code}$2;exit;};`;
+  return `t=$(command -v tmux)${lacking(LACKS_TMUX)}` +
+    `{ command -v sha256sum||command -v shasum;}>/dev/null${lacking(LACKS_HASHER)}` +
+    `w=$("$t" -S "${socketPath}" show-buffer -b "${buffer}" ";" delete-buffer -b "${buffer}")` +
+    `&&case $({ ${hashers.join("||")};} 2>/dev/null) in "$2 "*) eval "$w";;esac`;
+}
+
+const LACKS_TMUX = "T";
+const LACKS_HASHER = "H";
+
+/** What the bootstrap prints instead of fetching the script, and what it means. */
+export interface LauncherRefusal {
+  /** The text: the pane id, a letter and the script's SHA-256 (typed apart, never together). */
+  said: string;
+  reason: string;
+}
+
+/**
+ * What a bootstrap for this pane and script prints when its shell lacks tmux or a SHA-256 tool:
+ * it then exits without fetching the script, which is withdrawn and never runs.
+ */
+export function launcherRefusals(paneId: string, sha256: string): LauncherRefusal[] {
+  return [
+    { said: `${paneId}${LACKS_TMUX}${sha256}`, reason: NO_TMUX_REASON },
+    {
+      said: `${paneId}${LACKS_HASHER}${sha256}`,
+      reason: "the pane's shell has no SHA-256 tool (sha256sum or shasum) on its PATH to check " +
+        "the run's script with, so nothing was run; install one, or start bash in the pane",
+    },
+  ];
 }
 
 /** Options for {@linkcode launcherScript}. */

@@ -19,8 +19,16 @@ export type RunEnd =
 export const TAMPERED = "x";
 /** The status field the trailer writes when the pane's shell has no SHA-256 tool. */
 export const NO_HASH_TOOL = "n";
+/** The status field the trailer writes when the pane's shell cannot find tmux. */
+export const NO_TMUX = "t";
 /** The status field's prefix when the function's subshell ended before its trailer. */
 export const KILLED = "k";
+
+/** Why a shell without tmux on its PATH is refused. */
+export const NO_TMUX_REASON =
+  "the pane's shell cannot run tmux: it is not on the shell's PATH, and " +
+  "a run's bookkeeping needs it, so nothing was run; put tmux's directory on that PATH (or start " +
+  "the shell with one that has it)";
 
 /** Why a run was refused, by the trailer's status field. */
 const REFUSALS: Record<string, string> = {
@@ -29,6 +37,7 @@ const REFUSALS: Record<string, string> = {
   [NO_HASH_TOOL]: "the pane's shell has no SHA-256 tool (sha256sum, shasum or openssl) to check " +
     "a command sent through a buffer (longer than 2000 characters, or not plain ASCII), so " +
     "nothing was run; send a shorter plain-ASCII command",
+  [NO_TMUX]: NO_TMUX_REASON,
 };
 
 /** Signal names by number (Linux), for the ones a command's shell sees most. */

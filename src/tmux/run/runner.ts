@@ -29,6 +29,8 @@ import {
   buildLauncherLine,
   launcherBootstrap,
   launcherBuffer,
+  type LauncherRefusal,
+  launcherRefusals,
   launcherScript,
   type LauncherScriptOptions,
 } from "./launcher.ts";
@@ -88,7 +90,7 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
 async function launcherRun(
   script: LauncherScriptOptions,
   line: { bootstrap: string; suppressHistory: boolean },
-): Promise<{ typed: string; script: string; buffer: string }> {
+): Promise<{ typed: string; script: string; buffer: string; refusals: LauncherRefusal[] }> {
   const text = launcherScript(script);
   const sha256 = await commandDigest(text);
   const typed = buildLauncherLine({
@@ -97,7 +99,12 @@ async function launcherRun(
     sha256,
     suppressHistory: line.suppressHistory,
   });
-  return { typed, script: text, buffer: launcherBuffer(sha256) };
+  return {
+    typed,
+    script: text,
+    buffer: launcherBuffer(sha256),
+    refusals: launcherRefusals(script.paneId, sha256),
+  };
 }
 
 /** Why run_command cannot run commands in a pane's shell, and what to do instead. */
@@ -297,6 +304,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         lineWith(tap === null || runner.functions.get(key) !== functionMark);
       const buffered = launched?.script ?? (inline ? null : request.command);
       stream?.typing(typed);
+      if (launched !== null) stream?.expectRefusals(launched.refusals);
       // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
       // collectable by its run_id.
       const record = socket.remote !== null && tap !== null
@@ -343,9 +351,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           progress,
         });
       }
-      if (outcome === "ended" && stream?.unread) {
-        await releaseClaim(call, mark);
-        return notTyped(UNREAD);
+      const unread = outcome === "ended" ? stream?.unread : null;
+      if (unread) {
+        const withdrawn = await releaseClaim(call, mark);
+        if (unread.refused === null) return notTyped(UNREAD);
+        if (withdrawn) return notTyped(unread.refused);
+        // The script was fetched: those words were not the launcher's, and the run is followed
+        // as one whose stream was lost.
+        outcome = "stream_lost";
       }
       context = {
         runner,

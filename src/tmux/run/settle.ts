@@ -17,11 +17,11 @@ import { idleState, reconcile } from "./preflight.ts";
 import { forgetPaneShell } from "./probe.ts";
 import { encodeRecord, type RunRecord } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
-import { deleteUnfetched } from "./type_line.ts";
+import { deleteUnfetched, releaseClaim } from "./type_line.ts";
 import { pendingMark } from "./pending.ts";
 import { waitForRun } from "./resume.ts";
 import { ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
-import { killedReason, type RunEnd } from "./run_end.ts";
+import { killedReason, NO_TMUX_REASON, type RunEnd } from "./run_end.ts";
 import {
   addOrphan,
   forgetRun,
@@ -80,7 +80,7 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
   switch (outcome) {
     case "ended":
       if (stream === null) return await waitedResult(context);
-      return streamResult(context, stream);
+      return await streamResult(context, stream);
     case "pane_gone":
       await deleteUnfetched(call);
       throw new TmuxError("not_found", `pane ${call.paneId} was closed while the command ran`);
@@ -184,10 +184,15 @@ function withEnd(result: RunResult, end: RunEnd | null): RunResult {
 }
 
 /** The result of a run whose end marker came through the stream. */
-function streamResult(context: RunContext, stream: RunStream): RunResult {
+async function streamResult(context: RunContext, stream: RunStream): Promise<RunResult> {
   const { runner, call } = context;
   rememberFunction(runner, lockKey(call.socket, call.paneId), context.functionMark);
-  return withEnd({ ...finished(context), ...streamOutput(context, stream) }, stream.end ?? null);
+  const end = stream.end ?? null;
+  // A shell without tmux could not clear its claim: the run is known over, cleared from here.
+  if (end?.kind === "refused" && end.reason === NO_TMUX_REASON) {
+    await releaseClaim(call, context.mark);
+  }
+  return withEnd({ ...finished(context), ...streamOutput(context, stream) }, end);
 }
 
 /** The result of a waited run whose channel was signalled: its option, and the screen. */

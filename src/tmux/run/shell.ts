@@ -7,7 +7,7 @@
 
 import { toHex } from "../../hex.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
-import { KILLED, NO_HASH_TOOL, TAMPERED } from "./run_end.ts";
+import { KILLED, NO_HASH_TOOL, NO_TMUX, TAMPERED } from "./run_end.ts";
 
 /** How a pane's foreground process can be driven. */
 export type ProcessKind = "posix_shell" | "launched_shell" | "unsupported_shell" | "other";
@@ -234,6 +234,7 @@ const ZSH_LOCAL_NO_ERR_RETURN = '[ -z "${ZSH_VERSION-}" ] || setopt local_option
  * second function, `<name>b`) runs in a subshell that:
  * - turns off tracing, a DEBUG and an ERR trap (they would print the bookkeeping into the
  *   output), errexit, nounset and zsh's err_return, and survives Ctrl-C, Ctrl-\ and SIGTERM, which end only the command;
+ * - refuses to run anything when tmux is not on the shell's PATH;
  * - fetches a buffered command and runs it only if its hash matches;
  * - writes the start marker as an OSC 7 path (so `#{pane_path}`, and the byte stream, tell a
  *   started command from a line the shell never ran); every marker is preceded by ST, which ends
@@ -268,7 +269,9 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `[ -z "\${ZSH_VERSION-}" ] || unsetopt err_return`,
     "trap : INT QUIT TERM",
     `${command}=$6 ${status}= ${source}=$5`,
-    `case $5 in h*) ` +
+    // Without tmux the run could be neither fetched nor ended: refused before it starts.
+    `command -v tmux >/dev/null 2>&1 || ${status}=${NO_TMUX}`,
+    `case $${status}$5 in h*) ` +
     `${command}=$(${tmux} show-buffer -b "$1_c" \\; delete-buffer -b "$1_c" 2>/dev/null); ` +
     `${hash}=$( { ${hashers}; } 2>/dev/null); ` +
     `case $${hash} in *"$6"*) ;; '') ${status}=${NO_HASH_TOOL} ;; *) ${status}=${TAMPERED} ;; ` +

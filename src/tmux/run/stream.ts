@@ -11,6 +11,7 @@ import { abortable } from "../../async.ts";
 import type { Excerpt } from "../excerpt.ts";
 import { typedToken } from "../output.ts";
 import { EchoScan } from "./echo_scan.ts";
+import type { LauncherRefusal } from "./launcher.ts";
 import type { RunOutput } from "./run_output.ts";
 import { type CallNames, endMarkerPrefix } from "./shell.ts";
 import { parseRunEnd, type RunEnd } from "./run_end.ts";
@@ -37,6 +38,8 @@ const BEFORE_MAX = 512;
 export interface Unread {
   /** The shell said it has no such command: it lacks the run function. */
   lacksFunction: boolean;
+  /** The launcher said why it would not run (see `launcherRefusals`); null otherwise. */
+  refused: string | null;
 }
 
 /**
@@ -155,6 +158,12 @@ export class RunStream {
     this.#echo = new EchoScan(typedToken(line, this.#channel));
   }
 
+  /** What the typed launcher line prints, instead of running, when it will not run. */
+  expectRefusals(refusals: readonly LauncherRefusal[]): void {
+    this.#refusals = refusals;
+  }
+  #refusals: readonly LauncherRefusal[] = [];
+
   /** The run's output (its log, and the excerpt a result shows). */
   get output(): RunOutput {
     return this.#output;
@@ -208,12 +217,13 @@ export class RunStream {
   #watchUnread(text: string): void {
     const window = this.#before = (this.#before + text).slice(-BEFORE_MAX);
     const lacksFunction = this.#missing.some((said) => window.includes(said));
+    const refused = this.#refusals.find(({ said }) => window.includes(said))?.reason ?? null;
     // A launched shell's editor may read again around the program it starts (nu was seen to),
     // so only a called function's line is judged by it; a launcher's line unread is withdrawn
     // at its timeout.
     const readsAgain = this.#missing.length > 0 && this.#readsAgain(text);
-    if (!readsAgain && !lacksFunction) return;
-    this.#unread = { lacksFunction };
+    if (!readsAgain && !lacksFunction && refused === null) return;
+    this.#unread = { lacksFunction, refused };
     this.#phase = "after";
     this.#isSettled = true;
     this.#markEnded();

@@ -89,15 +89,16 @@ export async function pasteLine(call: PaneCall, line: TypedLine): Promise<void> 
 
 /**
  * Clears what a call that ran nothing leaves: its running mark (while still its), the record
- * written as it was typed, its buffers.
+ * written as it was typed, its buffers. Whether the command's buffer was still there (see
+ * {@linkcode deleteUnfetched}).
  */
-export async function releaseClaim(call: PaneCall, mark: string): Promise<void> {
+export async function releaseClaim(call: PaneCall, mark: string): Promise<boolean> {
   await runTmux(call.socket, [
     ...["set-option", "-p", "-u", "-t", call.paneId, call.names.quietRecord, THEN],
     ...["if-shell", "-F", "-t", call.paneId, `#{==:#{${RUNNING_OPTION}},${mark}}`],
     `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION}`,
   ]).catch(() => {});
-  await deleteUnfetched(call);
+  return await deleteUnfetched(call);
 }
 
 /**
