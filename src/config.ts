@@ -121,6 +121,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     waitMaxSeconds: parseSeconds(waitText),
     maxOutputBytes: parseOutputBytes(outputText),
     suppressHistory: !flags.keepHistory,
+    shareRuns: flags.shareRuns,
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,

@@ -31,6 +31,7 @@ export interface Flags {
   auditLog: boolean;
   noControl: boolean;
   keepHistory: boolean;
+  shareRuns: boolean;
   remote: string[];
   sshConfig: string | undefined;
   remoteAcceptNewHostKeys: boolean;
@@ -69,6 +70,8 @@ Usage: tmux-mcp [options]
                              so prefer --token-file or the environment variable
   --generate-token           make a random token and print it to stderr
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
+  --share-runs               let every HTTP session collect and read every run (by default a run
+                             belongs to the MCP session that started it: others get not_found)
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
   --remote NAME=ssh:ALIAS    let calls reach the tmux of another host over ssh as host NAME
                              (repeatable; env TMUX_MCP_REMOTES, comma-separated); ALIAS from
@@ -117,6 +120,7 @@ export function parseFlags(args: readonly string[]): Flags {
       "audit-log": { type: "boolean" },
       "no-control": { type: "boolean" },
       "keep-history": { type: "boolean" },
+      "share-runs": { type: "boolean" },
       remote: { type: "string", multiple: true },
       "ssh-config": { type: "string" },
       "remote-accept-new-host-keys": { type: "boolean" },
@@ -149,6 +153,7 @@ export function parseFlags(args: readonly string[]): Flags {
     auditLog: values["audit-log"] ?? false,
     noControl: values["no-control"] ?? false,
     keepHistory: values["keep-history"] ?? false,
+    shareRuns: values["share-runs"] ?? false,
     remote: values.remote ?? [],
     sshConfig: values["ssh-config"],
     remoteAcceptNewHostKeys: values["remote-accept-new-host-keys"] ?? false,

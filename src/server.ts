@@ -5,7 +5,7 @@
  */
 
 import { type JsonSchemaValidatorProvider, McpServer, type Transport } from "./deps.ts";
-import { createTmuxClient, TmuxError, tmuxVersion } from "./tmux/mod.ts";
+import { createTmuxClient, newOwner, TmuxError, tmuxVersion } from "./tmux/mod.ts";
 import {
   availableToolsets,
   offeredTools,
@@ -34,6 +34,7 @@ export function createToolContext(config: ServerConfig): ToolContext {
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),
+    owner: null,
   };
 }
 
@@ -61,7 +62,8 @@ export async function connectServer(
       "status and output.",
     jsonSchemaValidator: NO_ELICITATION,
   });
-  registerTools(server, context);
+  // A run belongs to the session that started it, unless the operator shares them.
+  registerTools(server, { ...context, owner: context.config.shareRuns ? null : newOwner() });
   await server.connect(rejectUnknownTools(leanToolList(transport), context.offered));
   return server;
 }

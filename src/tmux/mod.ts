@@ -121,5 +121,5 @@ export type {
   RunRequest,
   RunResult,
 } from "./run/mod.ts";
-export { MANY_MAX, ordered, paneLabel, runIdHost, type RunPage } from "./run/mod.ts";
+export { MANY_MAX, newOwner, ordered, paneLabel, runIdHost, type RunPage } from "./run/mod.ts";
 export { hostName } from "./transport/exec.ts";

@@ -24,6 +24,8 @@ export interface ServerConfig {
   maxOutputBytes: number;
   /** Default for run_command's suppress_history. */
   suppressHistory: boolean;
+  /** Every session may collect and read every run (else a run is its session's). */
+  shareRuns: boolean;
   /** Which tools are offered. */
   policy: ToolPolicy;
   /** The pane this server runs in, when known (`$TMUX_PANE`, if readable): never killed. */
@@ -53,6 +55,8 @@ export interface ToolContext {
   offered: ReadonlySet<string>;
   /** The toolsets not on, with the tools each would add within the tier. */
   available: Readonly<Record<string, readonly string[]>>;
+  /** The runs of the session these tools serve (null: runs are shared; see `newOwner`). */
+  owner: string | null;
 }
 
 /**

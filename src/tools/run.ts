@@ -171,6 +171,7 @@ async function runFromTool(
       suppressHistory,
       pagers: request.pager,
       signal: extra.signal,
+      owner: context.owner,
       onProgress: report && (({ elapsed, lines }) => {
         const tail = lines.slice(-PROGRESS_LINES).join("\n");
         report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
@@ -261,6 +262,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
           timeout: clampTimeout(context, args.timeout),
           budget: budgetOf(context, args),
           signal: extra.signal,
+          owner: context.owner,
         }),
         socket,
       );
@@ -308,6 +310,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         runId: args.run_id,
         fromLine: args.from_line,
         budget: { ...budgetOf(context, args), maxLines: args.max_lines, tailOnly: false },
+        owner: context.owner,
       });
     },
     text: renderPage,

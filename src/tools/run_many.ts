@@ -274,6 +274,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         suppressHistory: args.suppress_history ?? context.config.suppressHistory,
         pagers: false,
         signal: extra.signal,
+        owner: context.owner,
         // A progress notification as each pane's part ends, naming it and how it went.
         onPaneDone: (done, total, outcome) => {
           report ??= progressNotifier(extra, total) ?? null;

@@ -20,6 +20,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       waitMaxSeconds: 30,
       maxOutputBytes: 256 * 1024,
       suppressHistory: true,
+      shareRuns: false,
       policy: { tier: "mutating", toolsets: ["core"], only: null, with: [], exclude: [] },
       ownPane: null,
       audit: false,

@@ -51,6 +51,8 @@ export interface RunManyRequest {
   signal?: AbortSignal;
   /** Called as each pane's part ends, with how many have and how many there are. */
   onPaneDone?: (done: number, total: number, outcome: PaneOutcome) => void;
+  /** Whose runs they are (see owner.ts); null or absent: anyone's. */
+  owner?: string | null;
 }
 
 /** How one pane's part of the call went; `host`: the pane's, null for this machine's. */
@@ -186,6 +188,7 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
           suppressHistory: request.suppressHistory,
           pagers: request.pagers,
           signal: request.signal,
+          owner: request.owner,
         });
         if (result.exit_status !== 0) failed ||= request.stopOnFailure;
         settle(index, { ...pane, kind: "ran", result });

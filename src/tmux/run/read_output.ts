@@ -8,6 +8,7 @@
 import { TmuxError } from "../errors.ts";
 import type { OutputBudget } from "../excerpt.ts";
 import { parseRunId } from "./record.ts";
+import { mayCollect } from "./owner.ts";
 import type { Runner } from "./state.ts";
 
 /** One read_command_output request. */
@@ -18,6 +19,8 @@ export interface ReadRequest {
   fromLine: number;
   /** How much a page holds. */
   budget: OutputBudget;
+  /** Who asks (see owner.ts); null or absent: anyone may read any run. */
+  owner?: string | null;
 }
 
 /** A page of a run's output. */
@@ -48,7 +51,11 @@ export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
   if (parseRunId(request.runId) === null) {
     throw new TmuxError("invalid_argument", "run_id must look like 3.0123456789abcdef");
   }
-  const stored = runner.store.get(request.runId);
+  const found = runner.store.get(request.runId);
+  // Another session's run is, to this one, not kept.
+  const stored = found !== undefined && mayCollect(found.owner, request.owner ?? null)
+    ? found
+    : undefined;
   if (stored === undefined) {
     throw new TmuxError(
       "not_found",

@@ -7,6 +7,7 @@
  */
 
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
+import { isOwner } from "./owner.ts";
 
 /**
  * A run's id, as results carry it: the pane's number and the call's nonce (`3.0123abcd...`),
@@ -58,6 +59,8 @@ export interface RunRecord {
    * `after`: the pane's last ended run then (`ENDED_OPTION`, "" for none); a later one settles it.
    */
   pending?: { after: string };
+  /** Whose run it is (see owner.ts); absent: anyone's. */
+  owner?: string;
 }
 
 /** The option value for a record. */
@@ -112,5 +115,6 @@ export function parseRecord(value: string): RunRecord | null {
     typed: record.typed,
     created: record.created,
     ...(after === null ? {} : { pending: { after } }),
+    ...(isOwner(record.owner) ? { owner: record.owner } : {}),
   };
 }

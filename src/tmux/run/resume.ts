@@ -15,6 +15,7 @@ import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
+import { mayCollect } from "./owner.ts";
 import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
 import { callNames, ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
 import { killedReason } from "./run_end.ts";
@@ -45,6 +46,16 @@ export interface ResumeRequest {
   signal?: AbortSignal;
   /** When the wait began (ms since the epoch); default now. */
   started?: number;
+  /** Who asks (see owner.ts); null or absent: anyone may collect any run. */
+  owner?: string | null;
+}
+
+function unknownRun(runId: string): TmuxError {
+  return new TmuxError(
+    "not_found",
+    `run ${runId} is unknown: it finished within its run_command, was collected already, or ` +
+      "expired",
+  );
 }
 
 /**
@@ -78,6 +89,11 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   ] as const;
   let state = await queryPane(socket, paneId, fields);
   const quiet = state[names.quietRecord];
+  // Another session's run is, to this one, unknown: nothing of it is touched.
+  const seen = parseRecord(state[names.record] || quiet);
+  if (seen !== null && !mayCollect(seen.owner ?? null, request.owner ?? null)) {
+    throw unknownRun(request.runId);
+  }
   if (state[names.record] === "" && quiet !== "") {
     // A record written as the line was typed (its link dropped since): made the run's record,
     // and the pane looked at again in the same command, so a trailer either ran before (its
@@ -97,13 +113,7 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   };
   const record = parseRecord(state[names.record]);
   if (record === null) {
-    if (state[names.record] === "") {
-      throw new TmuxError(
-        "not_found",
-        `run ${request.runId} is unknown: it finished within its run_command, was collected ` +
-          "already, or expired",
-      );
-    }
+    if (state[names.record] === "") throw unknownRun(request.runId);
     await forget();
     throw new TmuxError(
       "not_found",
@@ -267,6 +277,7 @@ async function runOutput(
   const output = new RunOutput(budget);
   const more = keepLog(runner.store, {
     runId,
+    owner: record.owner ?? null,
     log: output.log,
     ended: run.ended,
     shown: cut.lines.length,

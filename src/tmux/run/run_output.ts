@@ -85,6 +85,8 @@ export interface StoredRun {
   onDrop?: () => void;
   /** What the stream saw that its lines cannot tell, when the log was filled from one. */
   seen?: { readonly alternateScreen: boolean; readonly invalidUtf8: boolean };
+  /** Whose run it is (see owner.ts); null: anyone's. */
+  owner: string | null;
 }
 
 /** How long a run's log is kept after the run ended, and how long one is kept at all. */
@@ -172,13 +174,14 @@ export function logExcerpt(log: OutputLog, from: number, budget: OutputBudget): 
  */
 export function keepLog(
   store: OutputStore,
-  run: { runId: string; log: OutputLog; ended: boolean; shown: number },
+  run: { runId: string; log: OutputLog; ended: boolean; shown: number; owner: string | null },
 ): MoreFrom {
   return (firstNotShown) => {
     const stored = store.put(run.runId, {
       log: run.log,
       ended: run.ended ? Date.now() : null,
       shown: run.shown,
+      owner: run.owner,
     });
     return {
       run_id: run.runId,

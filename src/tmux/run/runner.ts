@@ -133,6 +133,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
   const nonce = newNonce();
   const names = callNames(nonce);
+  const owner = request.owner ?? null;
   let base = {
     pane_id: paneId,
     shell: null as string | null,
@@ -308,7 +309,12 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
       // collectable by its run_id.
       const record = socket.remote !== null && tap !== null
-        ? encodeRecord({ anchor, typed, created: Date.now() })
+        ? encodeRecord({
+          anchor,
+          typed,
+          created: Date.now(),
+          ...(owner === null ? {} : { owner }),
+        })
         : null;
       let claimed: string | null;
       try {
@@ -317,7 +323,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
           // Cancelled as the line was typed: tmux may have run the command, claim and all.
           const recorded = record !== null;
-          const run = { runner, call, anchor, typed, mark, waiter: null, recorded, base };
+          const run = { runner, call, anchor, typed, mark, waiter: null, recorded, base, owner };
           return await afterCall(() => cancelledRun(run));
         }
         if (record === null || !await linkDropped(socket, error)) throw error;
@@ -363,6 +369,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       context = {
         runner,
         request,
+        owner,
         call,
         sessionId: state.session_id,
         started,

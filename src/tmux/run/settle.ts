@@ -49,6 +49,8 @@ import { MAY_START, NEVER_STARTED, NO_STATUS } from "./reasons.ts";
 export interface RunContext {
   runner: Runner;
   request: RunRequest;
+  /** Whose run it is (see owner.ts). */
+  owner: string | null;
   call: PaneCall;
   sessionId: string;
   /** When the call started (ms since the epoch). */
@@ -165,6 +167,7 @@ function streamOutput(context: RunContext, stream: RunStream): OutputFields {
 function keepOutput(context: RunContext, run: { ended: boolean; shown: number }) {
   return keepLog(context.runner.store, {
     runId: context.base.run_id,
+    owner: context.owner,
     log: context.output.log,
     ...run,
   });
@@ -224,10 +227,15 @@ const TIMEOUT_FIELDS = [RUNNING_OPTION, ENDED_OPTION, "pane_pid", "pane_path"] a
  * {@linkcode timedOut}).
  */
 async function recordRun(
-  context: Pick<RunContext, "call" | "anchor" | "typed">,
+  context: Pick<RunContext, "call" | "anchor" | "typed" | "owner">,
 ): Promise<{ written: RunRecord; state: Record<typeof TIMEOUT_FIELDS[number], string> }> {
   const { socket, paneId, names } = context.call;
-  const written = { anchor: context.anchor, typed: context.typed, created: Date.now() };
+  const written = {
+    anchor: context.anchor,
+    typed: context.typed,
+    created: Date.now(),
+    ...(context.owner === null ? {} : { owner: context.owner }),
+  };
   const answer = await runTmux(socket, [
     ...["set-option", "-p", "-t", paneId, names.record, encodeRecord(written), THEN],
     ...["display-message", "-p", "-t", paneId, formatOf(TIMEOUT_FIELDS)],
@@ -238,7 +246,7 @@ async function recordRun(
 /** What recording a cancelled run needs: its line was typed, or may have been. */
 export type TypedRun = Pick<
   RunContext,
-  "runner" | "call" | "anchor" | "typed" | "mark" | "waiter" | "recorded" | "base"
+  "runner" | "call" | "anchor" | "typed" | "mark" | "waiter" | "recorded" | "base" | "owner"
 >;
 
 /**
@@ -370,6 +378,7 @@ async function runningResult(context: RunContext): Promise<RunResult> {
       ended: null,
       shown: output.output_total_lines,
       seen: stream,
+      owner: context.owner,
     });
     context.followed = true;
   } else {

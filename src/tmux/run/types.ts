@@ -29,6 +29,8 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Called about once a second while waiting, with the output lines that are new since. */
   onProgress?: (update: { elapsed: number; lines: string[] }) => void;
+  /** Whose run it is (see owner.ts); null or absent: anyone's. */
+  owner?: string | null;
 }
 
 /** Where the rest of a run's output can be read: its log, kept by the server. */
