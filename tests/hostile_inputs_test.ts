@@ -5,7 +5,7 @@ import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.t
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { readAllOutput } from "./helpers/output.ts";
 import { startServer, textOf, withServer } from "./helpers/mcp.ts";
-import { startTmux } from "./helpers/tmux.ts";
+import { startTmux, until } from "./helpers/tmux.ts";
 
 const SECRET = "ghp_SuperSecretToken1234567890";
 
@@ -205,5 +205,46 @@ Deno.test("no regular expression can stall the server, whatever flags it was sta
       assertEquals(result.isError, true, pattern);
       assertMatch(textOf(result), /^invalid_argument: bad regular expression/);
     }
+  });
+});
+
+Deno.test("a pattern costly for its text neither holds the thread nor runs past its budget", async () => {
+  await withServer("stdio", { extraArgs: ["--safety", "readonly", "--toolsets", "all"] }, async (
+    conn,
+    tmux,
+  ) => {
+    await tmux.run(
+      "send-keys",
+      "-t",
+      tmux.paneId,
+      "seq -f 'line %g of the history, with some text in it to match against' 1 3000",
+      "Enter",
+    );
+    await until(
+      "the history is there",
+      async () =>
+        Number(await tmux.run("display-message", "-p", "-t", tmux.paneId, "#{history_size}")) >
+          2900,
+    );
+    // Linear in the text under RE2, but each character costs about the pattern's size.
+    let searching = true;
+    const search = (conn.client.callTool({
+      name: "search_panes",
+      arguments: { pattern: "(?:.?){900}.{90}x", regex: true, include_history: true },
+    }) as Promise<CallToolResult>).finally(() => searching = false);
+    // Calls made meanwhile are answered while it still searches: the thread is given back.
+    await new Promise((r) => setTimeout(r, 200));
+    const answeredDuring: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      await conn.client.callTool({ name: "list_sessions", arguments: {} });
+      answeredDuring.push(searching);
+    }
+    assertEquals(answeredDuring, [true, true, true]);
+    const found = await search;
+    assertEquals(found.isError, true, textOf(found));
+    assertMatch(
+      textOf(found),
+      /^invalid_argument: the pattern is too costly .* the 2 s a call may/,
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { TmuxSocket } from "./transport/socket.ts";
 import { capturePane } from "./capture.ts";
 import { listPanes, type PaneFilter } from "./objects.ts";
 import { compilePatterns } from "./wait_text.ts";
+import { MatchClock } from "./match_clock.ts";
 
 /** Options for {@linkcode searchPanes}. */
 export interface SearchOptions extends PaneFilter {
@@ -53,10 +54,13 @@ export async function searchPanes(
   const [test] = await compilePatterns([pattern], options);
   const panes = await listPanes(socket, options);
   const matches: SearchMatch[] = [];
+  const clock = new MatchClock();
   for (const pane of panes) {
     const start = options.includeHistory ? -pane.history_size : 0;
     const lines = await capturePane(socket, pane.pane_id, { start, end: null, join: false });
+    clock.start();
     for (let i = 0; i < lines.length; i++) {
+      if (clock.due()) await clock.pause();
       if (!test.test(lines[i])) continue;
       if (matches.length >= options.maxMatches) {
         return { matches, truncated: true, panes_searched: panes.length };

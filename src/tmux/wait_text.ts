@@ -9,6 +9,7 @@ import { type Excerpt, ExcerptBuilder, type OutputBudget } from "./excerpt.ts";
 import { compileUserRegex } from "./regex.ts";
 import { queryPane } from "./target.ts";
 import { watchOutput } from "./transport/watch.ts";
+import { MatchClock } from "./match_clock.ts";
 import { TmuxError } from "./errors.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 
@@ -122,6 +123,7 @@ export async function waitForText(
   const stops = await compilePatterns(options.stopPatterns, flags);
   const output = new ExcerptBuilder(options.budget);
   const alarm = new Alarm();
+  const clock = new MatchClock();
   const { session_id: sessionId } = await queryPane(socket, paneId, ["session_id"]);
   const unwatch = await watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
   try {
@@ -149,7 +151,9 @@ export async function waitForText(
       if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
       let match: { outcome: "matched" | "stopped"; source: string; line: string } | null = null;
       // The row under the cursor counts once it shows something new.
+      clock.start();
       for (const line of current === "" ? since.lines : [...since.lines, current]) {
+        if (clock.due()) await clock.pause();
         const stop = stops.find((p) => p.test(line));
         const hit = stop ?? wanted.find((p) => p.test(line));
         if (hit) {
