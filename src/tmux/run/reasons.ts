@@ -39,6 +39,8 @@ export const NO_STATUS = {
   /** The status kept in the pane. */
   invalidKept: "the run's status in its pane was not valid (changed by a program in the pane?)",
   lost: "the command ended as the call timed out, and its status did not arrive",
+  moved: "the pane moved to another session while the command ran, and the command ended before " +
+    "the server saw the move: its status did not arrive (the output is read from the pane)",
   killed: "the command's shell ended it without reporting a status (the shell or its subshell " +
     "was killed, or the run's bookkeeping was cleared)",
 };

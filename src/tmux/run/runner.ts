@@ -339,7 +339,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         ? undefined
         : progressReporter(request, { cursor: progressCursor, typed, names, started });
       const ending = waiter === null ? streamEnd(stream!, tap!) : channelEnd(waiter.done);
-      let outcome = await waitForEnd(ending, request, { started, pid: anchor.pid, progress });
+      // Followed in its session's stream, a run is watched for its pane leaving that session.
+      const sessionId = tap === null ? undefined : state.session_id;
+      let outcome = await waitForEnd(ending, request, {
+        started,
+        pid: anchor.pid,
+        progress,
+        sessionId,
+      });
       if (outcome === "ended" && stream?.unread) {
         // The shell may be another than the one given the function, or than the one looked at.
         runner.functions.delete(key);
@@ -355,6 +362,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           started,
           pid: anchor.pid,
           progress,
+          sessionId,
         });
       }
       const unread = outcome === "ended" ? stream?.unread : null;

@@ -40,7 +40,7 @@ import {
   type RunRequest,
   type RunResult,
 } from "./types.ts";
-import { keepLog, type RunOutput } from "./run_output.ts";
+import { keepLog, RunOutput } from "./run_output.ts";
 import { readTrailer, type WaitOutcome } from "./wait.ts";
 import { type RunStream, STREAM_END_MS } from "./stream.ts";
 import { watcherCaughtUp } from "../transport/watch.ts";
@@ -102,6 +102,10 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
       return await afterCall(() => cancelledRun(context));
     case "timeout":
       return await timedOut(context, outcome);
+    case "pane_moved":
+      // Its output reaches the stream no more: the rest is waited for as a timed-out run is,
+      // and read from the pane.
+      return await timedOut({ ...context, stream: null }, outcome);
     case "stream_lost":
       // The stream went with the link: nothing more can be asked; the record stays for later.
       if (context.recorded && await call.socket.remote?.dropped()) {
@@ -219,6 +223,37 @@ async function waitedResult(context: RunContext): Promise<RunResult> {
   );
 }
 
+/**
+ * The result of a run that ended while its pane was in another session than the stream that
+ * followed it: no status, and the output cut from the pane (its history moved with it) up to the
+ * row the shell's prompt is now drawn on.
+ */
+async function movedResult(context: RunContext): Promise<RunResult> {
+  const { call, request } = context;
+  const now = await currentPosition(call.socket, call.paneId);
+  const cut = await collectOutput({
+    ...call,
+    anchor: context.anchor,
+    typed: context.typed,
+    end: { ...now, x: 0 },
+    now,
+  });
+  // What the stream brought is in the pane too: the log starts again from the pane.
+  const output = new RunOutput(request.budget);
+  const more = keepLog(context.runner.store, {
+    runId: context.base.run_id,
+    owner: context.owner,
+    log: output.log,
+    ended: true,
+    shown: cut.lines.length,
+  });
+  return {
+    ...finished(context),
+    ...screenFields(cut, output, more),
+    no_status_reason: NO_STATUS.moved,
+  };
+}
+
 const TIMEOUT_FIELDS = [RUNNING_OPTION, ENDED_OPTION, "pane_pid", "pane_path"] as const;
 
 /**
@@ -285,7 +320,7 @@ export async function cancelledRun(context: TypedRun): Promise<never> {
  */
 async function timedOut(
   context: RunContext,
-  outcome: "timeout" | "stream_lost",
+  outcome: "timeout" | "stream_lost" | "pane_moved",
 ): Promise<RunResult> {
   const { runner, request, call, stream } = context;
   const { socket, paneId, names } = call;
@@ -335,7 +370,7 @@ async function timedOut(
     const fresh = await idleState(socket, paneId, undefined).catch(() => null);
     if (fresh !== null) await reconcile(socket, paneId, fresh).catch(() => false);
     const remaining = context.started + request.timeout * 1000 - Date.now();
-    if (outcome === "stream_lost" && remaining > 0) {
+    if (outcome !== "timeout" && remaining > 0) {
       return await waitForRun(runner, {
         socket,
         runId: context.base.run_id,
@@ -348,6 +383,11 @@ async function timedOut(
     return await runningResult(context);
   }
   // The trailer ran before the record was written: the run has just ended.
+  if (outcome === "pane_moved") {
+    // Its status went with the stream, which no longer saw the pane.
+    await forgetRun(call);
+    return await movedResult(context);
+  }
   if (stream === null) {
     const result = await waitedResult(context);
     await forgetRun(call);

@@ -96,7 +96,8 @@ export type WaitOutcome =
   | "aborted"
   | "pane_gone"
   | "shell_gone"
-  | "stream_lost";
+  | "stream_lost"
+  | "pane_moved";
 
 /** How often a waiting call checks that its pane and its shell are still there. */
 const PANE_CHECK_MS = 500;
@@ -109,6 +110,11 @@ export interface WaitForEndOptions {
   pid: number;
   /** Called at every pane check: progress reports for the caller. */
   progress?: () => Promise<void>;
+  /**
+   * The session whose byte stream the run is followed in: a pane moved out of it (its output
+   * then reaches that stream no more) ends the wait as `pane_moved`.
+   */
+  sessionId?: string;
 }
 
 /**
@@ -122,15 +128,22 @@ export async function waitForEnd(
   options: WaitForEndOptions,
 ): Promise<WaitOutcome> {
   let check: ReturnType<typeof setInterval> | undefined;
-  const gone = new Promise<"pane_gone" | "shell_gone">((resolve) => {
+  const gone = new Promise<"pane_gone" | "shell_gone" | "pane_moved">((resolve) => {
     let busy = false;
     check = setInterval(async () => {
       if (busy) return;
       busy = true;
       try {
-        const state = await queryPane(request.socket, request.paneId, ["pane_pid", "pane_dead"]);
+        const state = await queryPane(request.socket, request.paneId, [
+          "pane_pid",
+          "pane_dead",
+          "session_id",
+        ]);
         if (state.pane_dead === "1" || state.pane_pid !== String(options.pid)) {
           resolve("shell_gone");
+        }
+        if (options.sessionId !== undefined && state.session_id !== options.sessionId) {
+          resolve("pane_moved");
         }
         await options.progress?.();
       } catch (error) {
