@@ -10,7 +10,7 @@ import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 import { DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
 import { randomHex } from "./hex.ts";
 import { isLoopback } from "./net.ts";
-import { parseRemote, type RemoteHost, SOCKET_NAME } from "./tmux/mod.ts";
+import { parseRemote, type RemoteHost, type Scope, SOCKET_NAME } from "./tmux/mod.ts";
 
 /** HTTP settings. */
 export interface HttpConfig {
@@ -54,6 +54,23 @@ function policyFrom(flags: Flags, warnings: string[]): ToolPolicy {
 export function permittedEnv(name: string): string | undefined {
   const status = Deno.permissions.querySync({ name: "env", variable: name });
   return status.state === "granted" ? Deno.env.get(name) : undefined;
+}
+
+/** A session-name glob: a name's characters (not ':' or '.', nothing unprintable) and '*', '?'. */
+const GLOB = /^[^\x00-\x1f\x7f:.,]{1,100}$/;
+
+/** The sessions calls are confined to (--own-sessions, --sessions), or null: all of them. */
+function scopeFrom(flags: Flags): Scope | null {
+  const names = nameList(flags.sessions ?? permittedEnv("TMUX_MCP_SESSIONS"));
+  for (const glob of names) {
+    if (!GLOB.test(glob)) {
+      throw new Error(
+        `--sessions: ${JSON.stringify(glob)} is not a session name glob (1 to 100 characters, ` +
+          "no ':', '.' or control characters; '*' and '?' match any)",
+      );
+    }
+  }
+  return flags.ownSessions || names.length > 0 ? { own: flags.ownSessions, names } : null;
 }
 
 /** The hosts declared with --remote, or else in TMUX_MCP_REMOTES; each name once. */
@@ -122,6 +139,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     maxOutputBytes: parseOutputBytes(outputText),
     suppressHistory: !flags.keepHistory,
     shareRuns: flags.shareRuns,
+    scope: scopeFrom(flags),
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,

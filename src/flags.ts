@@ -32,6 +32,8 @@ export interface Flags {
   noControl: boolean;
   keepHistory: boolean;
   shareRuns: boolean;
+  ownSessions: boolean;
+  sessions: string | undefined;
   remote: string[];
   sshConfig: string | undefined;
   remoteAcceptNewHostKeys: boolean;
@@ -72,6 +74,10 @@ Usage: tmux-mcp [options]
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
   --share-runs               let every HTTP session collect and read every run (by default a run
                              belongs to the MCP session that started it: others get not_found)
+  --own-sessions             confine calls to the sessions this server creates (create_session
+                             marks them): every other session is neither listed nor touched
+  --sessions GLOB,GLOB       confine calls to sessions with these names ('*' any characters,
+                             '?' one; env TMUX_MCP_SESSIONS); with --own-sessions, either counts
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
   --remote NAME=ssh:ALIAS    let calls reach the tmux of another host over ssh as host NAME
                              (repeatable; env TMUX_MCP_REMOTES, comma-separated); ALIAS from
@@ -121,6 +127,8 @@ export function parseFlags(args: readonly string[]): Flags {
       "no-control": { type: "boolean" },
       "keep-history": { type: "boolean" },
       "share-runs": { type: "boolean" },
+      "own-sessions": { type: "boolean" },
+      sessions: { type: "string" },
       remote: { type: "string", multiple: true },
       "ssh-config": { type: "string" },
       "remote-accept-new-host-keys": { type: "boolean" },
@@ -154,6 +162,8 @@ export function parseFlags(args: readonly string[]): Flags {
     noControl: values["no-control"] ?? false,
     keepHistory: values["keep-history"] ?? false,
     shareRuns: values["share-runs"] ?? false,
+    ownSessions: values["own-sessions"] ?? false,
+    sessions: values.sessions,
     remote: values.remote ?? [],
     sshConfig: values["ssh-config"],
     remoteAcceptNewHostKeys: values["remote-accept-new-host-keys"] ?? false,

@@ -31,6 +31,7 @@ export function createToolContext(config: ServerConfig): ToolContext {
       remotes: config.remotes,
       ssh: config.ssh,
       remoteIdleMs: config.remoteIdleSeconds * 1000,
+      scope: config.scope,
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),

@@ -14,6 +14,7 @@ import { closeWatcherPool } from "./transport/watcher_pool.ts";
 import { createWatcherPool, type WatcherPool } from "./transport/watcher.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { LOCAL_HOST, type RemoteHost } from "./remote_spec.ts";
+import type { Scope } from "./scope.ts";
 import type { SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
 import { createRemoteHosts } from "./remote_hosts.ts";
@@ -57,6 +58,8 @@ export interface TmuxClientOptions {
   ssh?: SshOptions;
   /** How long a remote host may go unnamed before its connection closes (default 15 minutes). */
   remoteIdleMs?: number;
+  /** The sessions calls may see and touch, on every host (see scope.ts); null: every one. */
+  scope?: Scope | null;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -104,6 +107,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
   const typedCursors = createTypedCursors();
+  const scope = options.scope ?? null;
   const remotes = createRemoteHosts({
     remotes: options.remotes ?? [],
     ssh: options.ssh ?? { configFile: null, acceptNewHostKeys: false },
@@ -121,7 +125,14 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     typedCursor: (socket, paneId) => typedCursor(typedCursors, { socket, paneId }),
     socket(socketName, host = LOCAL_HOST): TmuxSocket {
       if (host === LOCAL_HOST) {
-        return { socketName, tmpdir: options.tmpdir ?? null, controls, watchers, remote: null };
+        return {
+          socketName,
+          tmpdir: options.tmpdir ?? null,
+          controls,
+          watchers,
+          remote: null,
+          scope,
+        };
       }
       const remote = remotes.use(host);
       if (remote === undefined) {
@@ -137,6 +148,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
         controls,
         watchers,
         remote,
+        scope,
       };
     },
     async close(): Promise<void> {

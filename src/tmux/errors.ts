@@ -22,6 +22,7 @@ export type TmuxErrorCode =
   | "auth_failed"
   | "cancelled"
   | "memory_limited"
+  | "out_of_scope"
   | "internal_error";
 
 /** A failure with a code and a message fit to show to a person or an agent. */

@@ -8,7 +8,7 @@
 
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
-import { THEN } from "./transport/command_line.ts";
+import { chained, THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { queryPane } from "./target.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "./version.ts";
@@ -95,7 +95,7 @@ export async function sendKeys(
     throw new TmuxError("invalid_argument", "nothing to send: give text, keys or enter");
   }
   const { cursor } = await captureSince(socket, id, null, { typed: text });
-  await runTmux(socket, commands.flatMap((command, i) => i === 0 ? command : [THEN, ...command]));
+  await runTmux(socket, chained(commands));
   return { paneId: id, cursor };
 }
 

@@ -9,6 +9,7 @@ export { TmuxError, type TmuxErrorCode } from "./errors.ts";
 export { createTmuxClient, type TmuxClient, type TmuxClientOptions } from "./client.ts";
 export type { TmuxSocket } from "./transport/socket.ts";
 export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote_spec.ts";
+export { checkInScope, nameInScope, outOfScope, type Scope } from "./scope.ts";
 export type { SshOptions } from "./transport/ssh.ts";
 export { tmuxVersion } from "./transport/exec.ts";
 export { withCallDeadline } from "./call_deadline.ts";
@@ -121,5 +122,13 @@ export type {
   RunRequest,
   RunResult,
 } from "./run/mod.ts";
-export { MANY_MAX, newOwner, ordered, paneLabel, runIdHost, type RunPage } from "./run/mod.ts";
+export {
+  MANY_MAX,
+  newOwner,
+  ordered,
+  paneLabel,
+  parseRunId,
+  runIdHost,
+  type RunPage,
+} from "./run/mod.ts";
 export { hostName } from "./transport/exec.ts";

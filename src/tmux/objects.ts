@@ -1,5 +1,6 @@
 /**
- * Typed views of tmux sessions, windows and panes, read with fixed format fields.
+ * Typed views of tmux sessions, windows and panes, read with fixed format fields; lists hold only
+ * what is in the socket's scope (see scope.ts).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, intField, parseRecords, recordOf, splitRecords } from "./format.ts";
 import { checkId, queryPane } from "./target.ts";
+import { sessionsInScope } from "./scope.ts";
 
 /** How a tmux format field is read: as text, an integer or a flag. */
 export type FieldKind = "string" | "int" | "bool";
@@ -85,6 +87,16 @@ function convert<S extends Spec>(spec: S, record: Record<string, string>): Typed
   return out as Typed<S>;
 }
 
+/** What of a listing is in the socket's scope (see scope.ts): all of it when it has none. */
+async function inScopeOnly<T extends { session_id: string }>(
+  socket: TmuxSocket,
+  listed: T[],
+): Promise<T[]> {
+  if (socket.scope === null) return listed;
+  const sessions = await sessionsInScope(socket, socket.scope);
+  return listed.filter((item) => sessions.has(item.session_id));
+}
+
 async function list<S extends Spec>(
   socket: TmuxSocket,
   args: string[],
@@ -127,7 +139,7 @@ export async function listOwnClients(socket: TmuxSocket): Promise<OwnClient[]> {
 }
 
 /**
- * Every session (none when no tmux server runs); `session_attached` counts people's clients, not
+ * Every session in scope (none when no tmux server runs); `session_attached` counts people's clients, not
  * this server's own.
  */
 export async function listSessions(socket: TmuxSocket): Promise<Session[]> {
@@ -149,17 +161,20 @@ export async function listSessions(socket: TmuxSocket): Promise<Session[]> {
     .map((values) => recordOf(values, ["client", ...CLIENT_FIELDS]));
   const sessions = records.filter((values) => values[0] !== "client")
     .map((values) => convert(SESSION_FIELDS, recordOf(values, fields)));
-  return sessions.map((session) => ({
-    ...session,
-    session_attached:
-      clients.filter((c) => c.session_id === session.session_id && !isOwnClient(c.client_flags))
-        .length,
-  }));
+  return await inScopeOnly(
+    socket,
+    sessions.map((session) => ({
+      ...session,
+      session_attached:
+        clients.filter((c) => c.session_id === session.session_id && !isOwnClient(c.client_flags))
+          .length,
+    })),
+  );
 }
 
-/** Every window of every session. */
-export function listWindows(socket: TmuxSocket): Promise<Window[]> {
-  return list(socket, ["list-windows", "-a"], WINDOW_FIELDS);
+/** Every window of every session in scope. */
+export async function listWindows(socket: TmuxSocket): Promise<Window[]> {
+  return await inScopeOnly(socket, await list(socket, ["list-windows", "-a"], WINDOW_FIELDS));
 }
 
 /** Which panes {@linkcode listPanes} keeps: null fields keep all. */
@@ -170,11 +185,18 @@ export interface PaneFilter {
   windowId?: string | null;
 }
 
-/** Every pane of every window, or those of one session and/or window. */
-export async function listPanes(socket: TmuxSocket, filter: PaneFilter = {}): Promise<Pane[]> {
+/**
+ * Every pane of every window in scope, or those of one session and/or window; with `everyPane`,
+ * also those out of scope (what tmux itself would do matters, not what a caller may see).
+ */
+export async function listPanes(
+  socket: TmuxSocket,
+  filter: PaneFilter & { everyPane?: boolean } = {},
+): Promise<Pane[]> {
   const windowId = filter.windowId == null ? null : checkId("window_id", filter.windowId);
   const sessionId = filter.sessionId ?? null;
-  const panes = await list(socket, ["list-panes", "-a"], PANE_FIELDS);
+  const listed = await list(socket, ["list-panes", "-a"], PANE_FIELDS);
+  const panes = filter.everyPane ? listed : await inScopeOnly(socket, listed);
   return panes.filter((p) =>
     (windowId === null || p.window_id === windowId) &&
     (sessionId === null || p.session_id === sessionId)

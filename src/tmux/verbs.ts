@@ -8,7 +8,8 @@
 
 import { TmuxError } from "./errors.ts";
 import { runTmux } from "./transport/command.ts";
-import { THEN } from "./transport/command_line.ts";
+import { chained, THEN } from "./transport/command_line.ts";
+import { markOwnCommand } from "./scope.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
 import { getPane, listOwnClients, listPanes, literal, type Pane } from "./objects.ts";
@@ -63,6 +64,8 @@ export interface NewSessionOptions extends SpawnOptions {
   height?: number | null;
   /** The first window's name (default: its program's). */
   windowName?: string | null;
+  /** Mark it as made by this server (see scope.ts). */
+  own?: boolean;
 }
 
 /**
@@ -83,12 +86,16 @@ export async function newSession(
   argv.push(...size);
   if (options.windowName != null) argv.push("-n", literal(options.windowName));
   const session = await created(socket, spawnArgs(argv, options, false));
-  if (size.length > 0) {
-    await runTmux(socket, [
-      ...["resize-window", "-t", session.window_id, ...size, THEN],
-      ...["set-option", "-w", "-u", "-t", session.window_id, "window-size"],
-    ]);
-  }
+  const after = [
+    ...options.own ? [markOwnCommand(session.session_id)] : [],
+    ...size.length > 0
+      ? [
+        ["resize-window", "-t", session.window_id, ...size],
+        ["set-option", "-w", "-u", "-t", session.window_id, "window-size"],
+      ]
+      : [],
+  ];
+  if (after.length > 0) await runTmux(socket, chained(after));
   return session;
 }
 
@@ -330,7 +337,8 @@ export async function kill(
 ): Promise<void> {
   const { kind, id } = target;
   const { noun, verb, end } = DOOMED[kind];
-  const panes = await listPanes(socket);
+  // The last session of the tmux server, not of a confined caller's view, would end it.
+  const panes = await listPanes(socket, { everyPane: true });
   if (!panes.some((p) => p[kind] === id)) {
     throw new TmuxError("not_found", `can't find ${noun}: ${id}`);
   }

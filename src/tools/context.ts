@@ -12,7 +12,7 @@ import {
   type TmuxSocket,
 } from "../tmux/mod.ts";
 import type { ToolPolicy } from "./policy.ts";
-import type { RemoteHost, SshOptions } from "../tmux/mod.ts";
+import type { RemoteHost, Scope, SshOptions } from "../tmux/mod.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
 export interface ServerConfig {
@@ -26,6 +26,8 @@ export interface ServerConfig {
   suppressHistory: boolean;
   /** Every session may collect and read every run (else a run is its session's). */
   shareRuns: boolean;
+  /** The tmux sessions calls may see and touch; null: all of them. */
+  scope: Scope | null;
   /** Which tools are offered. */
   policy: ToolPolicy;
   /** The pane this server runs in, when known (`$TMUX_PANE`, if readable): never killed. */

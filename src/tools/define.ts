@@ -26,6 +26,7 @@ import {
 import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
+import { checkCallScope } from "./scope_guard.ts";
 import { toHex } from "../hex.ts";
 import { deadline } from "../async.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
@@ -79,6 +80,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
   remoteOutput?: z.ZodRawShape;
   /** Whether the tool reaches beyond tmux's own state (runs programs, types into shells). */
   openWorld?: boolean;
+  /** It lists objects: with no session named, a confined server shows all those in scope. */
+  lists?: boolean;
   /** Whether it may destroy things (default: the destructive tier only). */
   destructive?: boolean;
   idempotent?: boolean;
@@ -263,6 +266,14 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
           host: callHost(args),
         });
         const target = await resolveTarget(spec.target, socket, args);
+        await checkCallScope({
+          socket,
+          target,
+          anySession: spec.target === "session",
+          lists: spec.lists ?? false,
+          changes: spec.tier !== "readonly",
+          args,
+        });
         const value = await spec.run(args, { socket, target, context, extra });
         const text = spec.text ? spec.text(value) : JSON.stringify(value);
         return {

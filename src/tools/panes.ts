@@ -43,6 +43,7 @@ export const PANE_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "list_panes",
     target: "session",
+    lists: true,
     tier: "readonly",
     title: "List panes",
     description: "Lists panes, of one window (window_id), one session, or all.",

@@ -141,6 +141,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "search_panes",
     target: "session",
+    lists: true,
     tier: "readonly",
     title: "Search panes",
     description: "Finds a literal text or a regular expression in panes (all, one session or " +

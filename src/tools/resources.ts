@@ -8,6 +8,7 @@ import { type McpServer, ResourceTemplate } from "../deps.ts";
 import {
   capturePane,
   checkId,
+  checkInScope,
   DEFAULT_BUDGET,
   getPane,
   listSessions,
@@ -68,6 +69,7 @@ export function registerResources(server: McpServer, context: ToolContext): void
     },
     async (uri, variables) => {
       const id = await sessionIdByName(socket, one(variables.name));
+      await checkInScope(socket, id);
       const session = (await listSessions(socket)).find((s) => s.session_id === id);
       const windows = (await listWindows(socket)).filter((w) => w.session_id === id);
       return json(uri, { session, windows });
@@ -81,8 +83,11 @@ export function registerResources(server: McpServer, context: ToolContext): void
       description: "One pane's state (pane_id like %3, URL-encoded %253).",
       mimeType: "application/json",
     },
-    async (uri, variables) =>
-      json(uri, await getPane(socket, checkId("pane_id", one(variables.pane_id)))),
+    async (uri, variables) => {
+      const paneId = checkId("pane_id", one(variables.pane_id));
+      await checkInScope(socket, paneId);
+      return json(uri, await getPane(socket, paneId));
+    },
   );
   server.registerResource(
     "pane_content",
@@ -94,6 +99,7 @@ export function registerResources(server: McpServer, context: ToolContext): void
     },
     async (uri, variables) => {
       const paneId = checkId("pane_id", one(variables.pane_id));
+      await checkInScope(socket, paneId);
       const lines = await capturePane(socket, paneId, { start: 0, end: null });
       const text = renderPaneText(paneId, paneText(lines, DEFAULT_BUDGET));
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };

@@ -16,6 +16,7 @@ import {
 } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, socketOf, type ToolContext } from "./context.ts";
 import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
+import { checkPanesInScope } from "./scope_guard.ts";
 import { lines } from "./render.ts";
 import {
   maxLinesSchema,
@@ -262,6 +263,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         windowId: args.window_id ?? null,
         sessionId: args.session_id ?? null,
       };
+      await checkPanesInScope(panes.targets);
       const outcomes = await context.tmux.runMany({
         socket: call.socket,
         panes,

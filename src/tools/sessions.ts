@@ -17,6 +17,7 @@ import {
   WINDOW_FIELDS,
 } from "../tmux/mod.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
+import { checkCreatable } from "./scope_guard.ts";
 import {
   commandSchema,
   createdOutput,
@@ -106,7 +107,9 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     openWorld: true,
     destructive: true,
     async run(args, { socket }) {
+      checkCreatable(args.name, socket.scope);
       return await newSession(socket, args.name, {
+        own: socket.scope?.own ?? false,
         width: args.width,
         height: args.height,
         windowName: args.window_name,

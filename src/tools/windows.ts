@@ -43,6 +43,7 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "list_windows",
     target: "session",
+    lists: true,
     tier: "readonly",
     title: "List windows",
     description: "Lists windows, of one session (session_id or session_name) or of all.",

@@ -21,6 +21,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       maxOutputBytes: 256 * 1024,
       suppressHistory: true,
       shareRuns: false,
+      scope: null,
       policy: { tier: "mutating", toolsets: ["core"], only: null, with: [], exclude: [] },
       ownPane: null,
       audit: false,

@@ -19,6 +19,6 @@ export {
 export { type ResumeRequest, waitForRun } from "./resume.ts";
 export { createRunner, type Runner, runSettled, stopRunner } from "./state.ts";
 export { ordered, type OutputMore, type RunRequest, type RunResult } from "./types.ts";
-export { runIdHost } from "./record.ts";
+export { parseRunId, runIdHost } from "./record.ts";
 export { newOwner } from "./owner.ts";
 export { type ReadRequest, readRunOutput, type RunPage } from "./read_output.ts";

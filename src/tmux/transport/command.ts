@@ -6,7 +6,7 @@
  */
 
 import { CONTROL_EXITED, CONTROL_FORGED, type ControlledSocket, runControl } from "./control.ts";
-import { commandsOf, controlSafe, QUERIES, THEN } from "./command_line.ts";
+import { chained, commandsOf, controlSafe, QUERIES } from "./command_line.ts";
 import { TmuxError } from "../errors.ts";
 import { type RunTmuxOptions, spawnRun } from "./exec.ts";
 import { gated } from "./gate.ts";
@@ -14,7 +14,7 @@ import { gated } from "./gate.ts";
 /** The query commands (see {@linkcode QUERIES}) of a THEN-chained list, chained again. */
 export function queriesOf(args: readonly string[]): string[] {
   const queries = commandsOf(args).filter((command) => QUERIES.has(command[0]));
-  return queries.flatMap((command, i) => i === 0 ? command : [THEN, ...command]);
+  return chained(queries);
 }
 
 /** Runs a tmux command (or a THEN-chained list) and returns its standard output. */

@@ -50,6 +50,11 @@ export function commandsOf(args: readonly string[]): string[][] {
   return commands;
 }
 
+/** Commands, each its own argv, as one THEN-chained list (see {@linkcode commandsOf}). */
+export function chained(commands: readonly (readonly string[])[]): string[] {
+  return commands.flatMap((command, i) => i === 0 ? command : [THEN, ...command]);
+}
+
 /**
  * Whether a command can go over the control connection: anything but NUL can be quoted, and
  * anything but `new-session`, which gives the session the `update-environment` variables

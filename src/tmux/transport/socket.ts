@@ -8,6 +8,7 @@
 import type { ControlPool } from "./control.ts";
 import type { RemoteLink } from "./remote_link.ts";
 import type { WatcherPool } from "./watcher.ts";
+import type { Scope } from "../scope.ts";
 
 /** Which tmux server to talk to, and through whose control clients and watchers. */
 export interface TmuxSocket {
@@ -27,4 +28,6 @@ export interface TmuxSocket {
    * @ignore
    */
   readonly watchers: WatcherPool | null;
+  /** The sessions calls may see and touch (see scope.ts); null: every session. */
+  readonly scope: Scope | null;
 }
