@@ -62,9 +62,15 @@ const UNAVAILABLE_PATTERNS = [
   /lost server/i,
 ];
 
+/** The most of tmux's (or a host's) standard error an error message repeats. */
+const SAID_MAX = 1000;
+
 /** Classifies tmux's stderr into a typed error. */
 export function errorFromStderr(stderr: string, args: readonly string[]): TmuxError {
-  const text = stderr.trim() || `tmux ${args[0] ?? ""} failed`;
+  const said = stderr.trim();
+  const text = said.length > SAID_MAX
+    ? `${said.slice(0, SAID_MAX)}… [${said.length - SAID_MAX} more characters]`
+    : said || `tmux ${args[0] ?? ""} failed`;
   if (UNAVAILABLE_PATTERNS.some((p) => p.test(text))) {
     return new TmuxError("tmux_unavailable", `tmux server is not running or unreachable: ${text}`);
   }

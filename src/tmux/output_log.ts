@@ -20,6 +20,30 @@ export interface LogLimits {
 /** The default: 16 MiB a run, the first 1 MiB of it for good. */
 export const LOG_LIMITS: LogLimits = { maxBytes: 16 * 1024 * 1024, headBytes: 1024 * 1024 };
 
+/**
+ * Bytes all the logs of this process may keep together, runs going on and kept ones alike: one
+ * bound for the output a server holds, however many runs print at once. A log that would pass
+ * it keeps less of its middle (its head, and at least two chunks of its newest bytes).
+ */
+export const LOGS_MAX_BYTES = 48 * 1024 * 1024;
+
+/**
+ * The logs of this process, for {@linkcode LOGS_MAX_BYTES}: a log leaves when released, or
+ * when no one holds it any more (the garbage collector has it).
+ */
+const LIVE = new Set<WeakRef<OutputLog>>();
+
+/** Bytes the live logs other than `self` keep. */
+function keptByOthers(self: OutputLog): number {
+  let bytes = 0;
+  for (const ref of LIVE) {
+    const log = ref.deref();
+    if (log === undefined) LIVE.delete(ref);
+    else if (log !== self) bytes += log.kept;
+  }
+  return bytes;
+}
+
 /** Lines a log no longer holds, as {@linkcode OutputLog.entries} reports them. */
 export interface Skipped {
   skipped: { lines: number; bytes: number };
@@ -55,6 +79,13 @@ interface Chunk {
 const NEWLINE = 0x0a;
 const FIRST_CHUNK = 1024;
 const CHUNK_MAX = 64 * 1024;
+/**
+ * Full-size chunks a log dropped, for the next log chunk: a run printing without end then
+ * reuses its memory instead of asking the allocator for 64 KiB at a time (which keeps what it
+ * frees, fragmented, long after).
+ */
+const SPARE_CHUNKS: Uint8Array[] = [];
+const SPARE_MAX = 32;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -75,8 +106,22 @@ export class OutputLog {
   /** Whether the head ends inside a line. */
   #headEndsMidLine = false;
 
+  readonly #ref = new WeakRef(this);
+
   constructor(limits: LogLimits = LOG_LIMITS) {
     this.#limits = limits;
+    LIVE.add(this.#ref);
+  }
+
+  /**
+   * Lets go of every byte at once (the log is done with: its run's result showed it, or the
+   * store dropped it); it is empty from then on and no longer counts toward the shared bound.
+   */
+  release(): void {
+    LIVE.delete(this.#ref);
+    this.#chunks = [];
+    this.#pinned = 0;
+    this.#kept = 0;
   }
 
   /** Lines so far, a last one still being written included. */
@@ -140,7 +185,7 @@ export class OutputLog {
     const size = last === undefined ? FIRST_CHUNK : CHUNK_MAX;
     const chunk: Chunk = {
       start: this.#total,
-      data: new Uint8Array(size),
+      data: size === CHUNK_MAX ? SPARE_CHUNKS.pop() ?? new Uint8Array(size) : new Uint8Array(size),
       used: 0,
       line: this.#newlines + 1,
       atLineStart: this.#atLineStart,
@@ -150,11 +195,31 @@ export class OutputLog {
     return chunk;
   }
 
-  /** Drops the oldest chunks after the head while more than the limit is kept. */
+  /**
+   * Drops the oldest chunks after the head while more than the limit is kept: the log's own, or
+   * less where the other logs leave less of {@linkcode LOGS_MAX_BYTES}.
+   */
   #dropOldest(): void {
-    while (this.#kept > this.#limits.maxBytes && this.#chunks.length > this.#pinned + 1) {
+    const shared = Math.max(this.least, LOGS_MAX_BYTES - keptByOthers(this));
+    this.shrinkTo(Math.min(this.#limits.maxBytes, shared));
+  }
+
+  /** The least a log keeps however it is squeezed: its head and two chunks of its newest bytes. */
+  get least(): number {
+    return this.#limits.headBytes + 2 * CHUNK_MAX;
+  }
+
+  /**
+   * Drops its oldest chunks after the head until it keeps at most `max` bytes (or only its head
+   * and newest chunk); what is dropped is counted as any dropped middle is.
+   */
+  shrinkTo(max: number): void {
+    while (this.#kept > max && this.#chunks.length > this.#pinned + 1) {
       const [gone] = this.#chunks.splice(this.#pinned, 1);
       this.#kept -= gone.used;
+      if (gone.data.length === CHUNK_MAX && SPARE_CHUNKS.length < SPARE_MAX) {
+        SPARE_CHUNKS.push(gone.data);
+      }
     }
   }
 

@@ -297,7 +297,9 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       missing: z.object({
         from_line: z.number().int().describe("the first line not kept"),
         to_line: z.number().int().describe("the last line not kept"),
-      }).nullable().describe("lines asked for that were not kept (over 16 MiB a run)"),
+      }).nullable().describe(
+        "lines asked for that were not kept (the middle of a long output: see docs/run_command.md)",
+      ),
       partial_last_line: z.boolean().describe("the last line is still being written"),
       expires_at: z.string().describe("until when the output is kept (ISO 8601)"),
       lines: z.array(z.string()).describe(

@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../deps.ts";
-import { OutputLog } from "../../src/tmux/output_log.ts";
+import { LOGS_MAX_BYTES, OutputLog } from "../../src/tmux/output_log.ts";
+import { OutputStore, STORE_MAX_BYTES } from "../../src/tmux/run/run_output.ts";
 
 const page = { maxBytes: 16384, maxLines: 400 };
 
@@ -75,4 +76,56 @@ Deno.test("a 20 MB line is kept in bounded memory and read cut inside, with its 
   assert(marker !== null && !line.includes("\ufffd"), line.slice(2000, 2100));
   const shown = new TextEncoder().encode(line.replace(marker[0], "")).length;
   assertEquals(shown + Number(marker[1].replaceAll(",", "")), 20 * 1024 * 1024, "the cut is exact");
+});
+
+Deno.test("all the logs of a process keep at most LOGS_MAX_BYTES together; a released one counts no more", () => {
+  const logs = Array.from({ length: 16 }, () => new OutputLog());
+  const piece = `${"x".repeat(1023)}\n`.repeat(1024);
+  // 16 runs printing 8 MiB each at once: 128 MiB asked for.
+  for (let round = 0; round < 8; round++) {
+    for (const log of logs) log.append(piece);
+  }
+  const kept = logs.reduce((sum, log) => sum + log.kept, 0);
+  assert(kept <= LOGS_MAX_BYTES + 16 * 64 * 1024, `${kept} bytes kept in all`);
+  for (const log of logs) {
+    assertEquals(log.bytes, 8 * 1024 * 1024);
+    assert(log.kept >= log.least - 64 * 1024, `a log kept ${log.kept}, less than its least`);
+    // What was dropped is reported, never silently missing.
+    if (log.kept < log.bytes) assert(log.read(2000, page).missing !== null);
+  }
+  for (const log of logs) log.release();
+  const next = new OutputLog();
+  next.append(piece.repeat(12));
+  assertEquals(next.kept, 12 * 1024 * 1024);
+  next.release();
+  assertEquals(next.kept, 0);
+});
+
+Deno.test("a log shrinks to what it is given, its head and newest kept", () => {
+  const log = new OutputLog();
+  fill(log, 400_000);
+  log.shrinkTo(log.least);
+  assert(log.kept <= log.least, `${log.kept}`);
+  const first = log.read(1, page);
+  assertEquals(first.lines[0], "0000000001");
+  const last = log.read(-1 + log.lines + 1, page);
+  assertEquals(last.lines.at(-1), "0000400000");
+  log.release();
+});
+
+Deno.test("the store keeps its runs within its bytes: the oldest keep less of their middles, then go", () => {
+  const store = new OutputStore();
+  const piece = `${"y".repeat(1023)}\n`.repeat(1024);
+  const ids = ["1.a", "2.b", "3.c"];
+  for (const id of ids) {
+    const log = new OutputLog();
+    for (let i = 0; i < 6; i++) log.append(piece);
+    store.put(id, { log, ended: Date.now(), shown: 0, owner: null });
+  }
+  const kept = ids.map((id) => store.get(id)?.log.kept ?? 0);
+  assert(kept.reduce((a, b) => a + b, 0) <= STORE_MAX_BYTES, JSON.stringify(kept));
+  // Older ones shrank first (to their head and newest bytes), and none had to go.
+  assert(kept[0] <= kept[2] && kept[1] <= kept[2], JSON.stringify(kept));
+  assert(kept[2] >= 5 * 1024 * 1024, JSON.stringify(kept));
+  assert(kept.every((bytes) => bytes > 0), JSON.stringify(kept));
 });

@@ -92,8 +92,12 @@ export interface StoredRun {
 /** How long a run's log is kept after the run ended, and how long one is kept at all. */
 export const KEEP_MS = 60 * 60 * 1000;
 
-/** Bytes all kept logs may hold (default 64 MiB): the oldest go first. */
-export const STORE_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Bytes all kept logs may hold (default 8 MiB): what a server holds once its runs are over, so
+ * its memory comes back near where it started. The oldest keep less of their middles first,
+ * then go.
+ */
+export const STORE_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Runs kept at most, whatever their size. */
 const STORE_MAX_RUNS = 1024;
@@ -126,6 +130,7 @@ export class OutputStore {
     const run = this.#runs.get(runId);
     this.#runs.delete(runId);
     run?.onDrop?.();
+    run?.log.release();
   }
 
   /** When a kept run's log expires (ms since the epoch). */
@@ -147,6 +152,12 @@ export class OutputStore {
     const oldest = [...this.#runs.entries()].sort(([, a], [, b]) =>
       (a.ended === null ? 1 : 0) - (b.ended === null ? 1 : 0) || a.stored - b.stored
     );
+    for (const [, run] of oldest) {
+      if (bytes <= this.#maxBytes) break;
+      const before = run.log.kept;
+      run.log.shrinkTo(Math.max(run.log.least, before - (bytes - this.#maxBytes)));
+      bytes -= before - run.log.kept;
+    }
     for (const [id, run] of oldest) {
       if (bytes <= this.#maxBytes && this.#runs.size <= STORE_MAX_RUNS) break;
       bytes -= run.log.kept;
