@@ -57,7 +57,7 @@ export function permittedEnv(name: string): string | undefined {
 }
 
 /** A session-name glob: a name's characters (not ':' or '.', nothing unprintable) and '*', '?'. */
-const GLOB = /^[^\x00-\x1f\x7f:.,]{1,100}$/;
+const GLOB = /^[^\p{Cc}:.,]{1,100}$/u;
 
 /** The sessions calls are confined to (--own-sessions, --sessions), or null: all of them. */
 function scopeFrom(flags: Flags): Scope | null {

@@ -8,7 +8,7 @@
  */
 
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./deps.ts";
-import { type ChunkReader, chunkReader } from "./streams.ts";
+import { type ChunkReader, chunkReader, concatBytes } from "./streams.ts";
 
 /** Options for {@linkcode StdioLineTransport}. */
 export interface StdioLineOptions {
@@ -77,7 +77,7 @@ export class StdioLineTransport implements Transport {
         if (skipping) {
           this.#reply(INVALID_REQUEST, `message too large: over ${this.#max} bytes`);
         } else {
-          this.#deliver(decoder.decode(concat(parts)));
+          this.#deliver(decoder.decode(concatBytes(parts)));
         }
         parts = [];
         size = 0;
@@ -123,15 +123,4 @@ export class StdioLineTransport implements Transport {
     await this.#reader?.cancel();
     this.onclose?.();
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -86,8 +86,9 @@ export async function readCapped(
   return { bytes: concatBytes(pieces), dropped };
 }
 
-/** The pieces, one after another, in one new array. */
+/** The pieces, one after another, in one array (the piece itself when there is one). */
 export function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0];
   const bytes = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
   let at = 0;
   for (const piece of pieces) {

@@ -290,7 +290,7 @@ Deno.test("--remote without permission to run ssh, or a bad declaration, stops t
   assertMatch(denied.stderr, /--allow-run=tmux,ssh/);
   const bad = await runServerToExit(["--allow-run=tmux,ssh"], ["--remote", "lab=ssh:-oX=y"]);
   assert(bad.code !== 0);
-  assertMatch(bad.stderr, /--remote "lab=ssh:-oX=y": ssh:ALIAS expects a host alias/);
+  assertMatch(bad.stderr, /--remote "lab=ssh:-oX=y": ssh:ALIAS expects an alias of the ssh config/);
 });
 
 /** The ssh processes the server runs (its master connection and channels). */

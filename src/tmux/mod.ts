@@ -44,8 +44,6 @@ export {
 export {
   clearPane,
   type Created,
-  kill,
-  type KillTarget,
   LAYOUTS,
   newSession,
   type NewSessionOptions,
@@ -69,6 +67,7 @@ export {
   type SplitWindowOptions,
   swapPanes,
 } from "./verbs.ts";
+export { kill, type KillTarget } from "./kill.ts";
 export {
   checkKeyNames,
   type PasteOptions,

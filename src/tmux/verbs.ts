@@ -12,9 +12,9 @@ import { chained, THEN } from "./transport/command_line.ts";
 import { markOwnCommand } from "./scope.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { formatOf, parseRecords } from "./format.ts";
-import { getPane, listOwnClients, listPanes, literal, type Pane } from "./objects.ts";
-import { moveWatchers, whilePaneHeld } from "./transport/watcher_pool.ts";
-import type { IdKind } from "./target.ts";
+import { getPane, literal, type Pane } from "./objects.ts";
+import { whilePaneHeld } from "./transport/watcher_pool.ts";
+import { refuseOwn } from "./kill.ts";
 
 /** The ids of what a create command made (or, for its window and session, where). */
 export interface Created {
@@ -297,85 +297,6 @@ export async function respawnPane(
   // (fixed on tmux's master, #5498): our watchers drop it first, and follow it again only after.
   await whilePaneHeld(socket, pane.pane_id, () => runTmux(socket, spawnArgs(argv, options, false)));
   return (await getPane(socket, pane.pane_id)).pane_pid;
-}
-
-function refuseOwn(paneId: string, protect: string | null): void {
-  if (paneId === protect) {
-    throw new TmuxError(
-      "invalid_argument",
-      `refused: ${protect} hosts this MCP server; killing it would end the server`,
-    );
-  }
-}
-
-const DOOMED: Record<IdKind, { noun: string; verb: string; end: string }> = {
-  session_id: {
-    noun: "session",
-    verb: "kill-session",
-    end: "killing it would end the tmux server",
-  },
-  window_id: { noun: "window", verb: "kill-window", end: "the server would end" },
-  pane_id: { noun: "pane", verb: "kill-pane", end: "the server would end" },
-};
-
-/** What {@linkcode kill} ends: a session, window or pane, by exact id. */
-export interface KillTarget {
-  /** Which id `id` is. */
-  kind: IdKind;
-  /** The exact id (`$N`, `@N` or `%N`). */
-  id: string;
-}
-
-/**
- * `kill-session`, `kill-window` or `kill-pane`, after checking that the object exists, is not
- * the last of its kind (the tmux server would end) and does not hold the `protect` pane.
- */
-export async function kill(
-  socket: TmuxSocket,
-  target: KillTarget,
-  options: { protect?: string | null } = {},
-): Promise<void> {
-  const { kind, id } = target;
-  const { noun, verb, end } = DOOMED[kind];
-  // The last session of the tmux server, not of a confined caller's view, would end it.
-  const panes = await listPanes(socket, { everyPane: true });
-  if (!panes.some((p) => p[kind] === id)) {
-    throw new TmuxError("not_found", `can't find ${noun}: ${id}`);
-  }
-  if (new Set(panes.map((p) => p[kind])).size === 1) {
-    throw new TmuxError("invalid_argument", `refused: ${id} is the last ${noun}; ${end}`);
-  }
-  const own = panes.find((p) => p.pane_id === options.protect);
-  if (own && own[kind] === id) refuseOwn(own.pane_id, own.pane_id);
-  await evacuate(socket, panes, target);
-  await runTmux(socket, [verb, "-t", id]);
-}
-
-/**
- * Moves control clients off the sessions a kill ends, to a session that stays, so they stay
- * connected: a client whose session is destroyed leaves, and connecting one again is a window in
- * which tmux before 3.7 crashes at any notification (a person's, say). Command clients (of any
- * tmux-mcp process: nothing else moves them) by name; this process's watchers through their pool,
- * which also switches them between sessions.
- */
-async function evacuate(
-  socket: TmuxSocket,
-  panes: readonly Pane[],
-  target: KillTarget,
-): Promise<void> {
-  const { kind, id } = target;
-  const ending = new Set(panes.filter((p) => p[kind] === id).map((p) => p.session_id));
-  for (const pane of panes) {
-    if (pane[kind] !== id) ending.delete(pane.session_id);
-  }
-  const staying = panes.find((p) => !ending.has(p.session_id))?.session_id;
-  if (ending.size === 0 || staying === undefined) return;
-  const moves = (await listOwnClients(socket))
-    .filter((client) => client.command && ending.has(client.session_id))
-    .flatMap((client) => [THEN, "switch-client", "-E", "-c", client.client_name, "-t", staying]);
-  // A client that left meanwhile makes its move fail; the kill goes ahead all the same.
-  if (moves.length > 0) await runTmux(socket, moves.slice(1)).catch(() => {});
-  await moveWatchers(socket, { from: ending, to: staying });
 }
 
 /** The tmux server's own facts. */
