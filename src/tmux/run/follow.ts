@@ -9,7 +9,8 @@ import { abortable, deadline } from "../../async.ts";
 import { outsideCall } from "../call_deadline.ts";
 import type { OutputTap } from "../transport/watch.ts";
 import { KEEP_MS } from "./run_output.ts";
-import { forgetQuietRecord, type RunContext } from "./settle.ts";
+import { forgetQuietRecord } from "./settle.ts";
+import type { RunContext } from "./results.ts";
 import type { Runner } from "./state.ts";
 import type { RunStream } from "./stream.ts";
 

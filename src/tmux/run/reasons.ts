@@ -1,9 +1,15 @@
 /**
  * Why a run's result says what it says: the reasons its `not_started_reason` and
- * `no_status_reason` give, in one place for the run and for collecting it later.
+ * `no_status_reason` give, in one place for the run and for collecting it later, and what a
+ * pane that cannot take a run is told.
  *
  * @module
  */
+
+import type { TmuxSocket } from "../transport/socket.ts";
+import { hostName } from "../transport/exec.ts";
+import { runIdOf } from "./record.ts";
+import { markNonce } from "./shell.ts";
 
 /** Why a line that was typed did not start within the timeout, and never will. */
 export const NEVER_STARTED =
@@ -44,3 +50,23 @@ export const NO_STATUS = {
   killed: "the command's shell ended it without reporting a status (the shell or its subshell " +
     "was killed, or the run's bookkeeping was cleared)",
 };
+
+/** Why run_command cannot run commands in a pane's shell, and what to do instead. */
+export function unsupportedShell(paneId: string, name: string): string {
+  return `pane ${paneId} runs ${name}, which run_command cannot run commands in (see ` +
+    "docs/run_command.md for the shells it can); start bash or sh in the pane " +
+    "(send_keys text 'bash', enter: true) and run commands there";
+}
+
+/** The run a running mark names, as a sentence an agent can act on. */
+export function busyWith(
+  pane: { socket: TmuxSocket; paneId: string },
+  mark: string,
+  earlier: string,
+): string {
+  const { socket, paneId } = pane;
+  const nonce = markNonce(mark);
+  const runId = nonce === null ? "" : ` (run_id ${runIdOf(paneId, nonce, hostName(socket))})`;
+  return `pane ${paneId} is still running ${earlier}${runId}: collect it with wait_for_command ` +
+    "when it has ended, or interrupt it (send_keys keys ['C-c'])";
+}

@@ -5,8 +5,9 @@
  * - check the reader (reading.ts: a line editor reading a command line);
  * - claim the pane and type the line in one tmux command (type_line.ts; the line: shell.ts);
  * - follow the run's byte stream or its channel (follow.ts, stream.ts, wait.ts);
- * - end: the result from how the wait ended, and what stays in the pane (settle.ts; the reasons
- *   it gives: reasons.ts; a run that may still start: pending.ts);
+ * - end: the result from how the wait ended, and what stays in the pane (settle.ts; the fields
+ *   of a result: results.ts; the reasons it gives: reasons.ts; a run that may still start:
+ *   pending.ts);
  * - after the call: a timed-out run followed, the shell let settle (follow.ts `afterRun`), and
  *   the pane's lock released (here).
  *
@@ -16,7 +17,6 @@ import { afterCall } from "../call_deadline.ts";
 import { captureSince } from "../capture.ts";
 import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/waiter.ts";
-import type { TmuxSocket } from "../transport/socket.ts";
 import { hostName, type TmuxChild } from "../transport/exec.ts";
 import { intField } from "../format.ts";
 import { acquire } from "../lock.ts";
@@ -42,7 +42,6 @@ import {
   callNames,
   commandDigest,
   isInlineSafe,
-  markNonce,
   programName,
   type RunFunction,
   runFunction,
@@ -56,10 +55,11 @@ import { RunOutput } from "./run_output.ts";
 import { channelEnd, waitForEnd } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { tapOutput } from "../transport/watch.ts";
-import { cancelledRun, type RunContext, settle } from "./settle.ts";
+import { cancelledRun, settle } from "./settle.ts";
+import type { RunContext } from "./results.ts";
 import { afterRun, streamEnd } from "./follow.ts";
 import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
-import { UNREAD } from "./reasons.ts";
+import { busyWith, UNREAD, unsupportedShell } from "./reasons.ts";
 function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
   let run = runner.definitions.get(socketPath);
   if (run === undefined) {
@@ -105,26 +105,6 @@ async function launcherRun(
     buffer: launcherBuffer(sha256),
     refusals: launcherRefusals(script.paneId, sha256),
   };
-}
-
-/** Why run_command cannot run commands in a pane's shell, and what to do instead. */
-function unsupportedShell(paneId: string, name: string): string {
-  return `pane ${paneId} runs ${name}, which run_command cannot run commands in (see ` +
-    "docs/run_command.md for the shells it can); start bash or sh in the pane " +
-    "(send_keys text 'bash', enter: true) and run commands there";
-}
-
-/** The run a running mark names, as a sentence an agent can act on. */
-function busyWith(
-  pane: { socket: TmuxSocket; paneId: string },
-  mark: string,
-  earlier: string,
-): string {
-  const { socket, paneId } = pane;
-  const nonce = markNonce(mark);
-  const runId = nonce === null ? "" : ` (run_id ${runIdOf(paneId, nonce, hostName(socket))})`;
-  return `pane ${paneId} is still running ${earlier}${runId}: collect it with wait_for_command ` +
-    "when it has ended, or interrupt it (send_keys keys ['C-c'])";
 }
 
 async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {

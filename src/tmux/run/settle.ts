@@ -10,70 +10,31 @@ import { runTmux } from "../transport/command.ts";
 import { afterCall } from "../call_deadline.ts";
 import { TmuxError } from "../errors.ts";
 import { THEN } from "../transport/command_line.ts";
-import type { TmuxChild } from "../transport/exec.ts";
 import { formatOf, parseRecords } from "../format.ts";
-import { collectOutput, screenFields } from "./collect.ts";
 import { idleState, reconcile } from "./preflight.ts";
 import { forgetPaneShell } from "./probe.ts";
 import { encodeRecord, type RunRecord } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
-import { deleteUnfetched, releaseClaim } from "./type_line.ts";
+import { deleteUnfetched } from "./type_line.ts";
 import { pendingMark } from "./pending.ts";
 import { waitForRun } from "./resume.ts";
 import { ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
-import { killedReason, NO_TMUX_REASON, type RunEnd } from "./run_end.ts";
-import {
-  addOrphan,
-  forgetRun,
-  lockKey,
-  type PaneCall,
-  rememberEnd,
-  rememberFunction,
-  type Runner,
-} from "./state.ts";
-import {
-  type Anchor,
-  currentPosition,
-  NO_OUTPUT,
-  type OutputFields,
-  outputFields,
-  type RunRequest,
-  type RunResult,
-} from "./types.ts";
-import { keepLog, RunOutput } from "./run_output.ts";
-import { readTrailer, type WaitOutcome } from "./wait.ts";
-import { type RunStream, STREAM_END_MS } from "./stream.ts";
+import { addOrphan, forgetRun, lockKey, rememberFunction } from "./state.ts";
+import { NO_OUTPUT, type RunResult } from "./types.ts";
+import type { WaitOutcome } from "./wait.ts";
+import { STREAM_END_MS } from "./stream.ts";
 import { watcherCaughtUp } from "../transport/watch.ts";
 import { MAY_START, NEVER_STARTED, NO_STATUS } from "./reasons.ts";
-/** What settling a run needs. */
-export interface RunContext {
-  runner: Runner;
-  request: RunRequest;
-  /** Whose run it is (see owner.ts). */
-  owner: string | null;
-  call: PaneCall;
-  sessionId: string;
-  /** When the call started (ms since the epoch). */
-  started: number;
-  anchor: Anchor;
-  typed: string;
-  mark: string;
-  /** Where the run's lines go (its log, and the excerpt its result shows). */
-  output: RunOutput;
-  /** The run's byte stream, while it is followed; null: the server waits on the channel. */
-  stream: RunStream | null;
-  /** Its record was written as it was typed (a remote run): cleared when the call sees its end. */
-  recorded: boolean;
-  waiter: TmuxChild | null;
-  /** The run function's mark for the pane's shell; null: a launcher ran the command. */
-  functionMark: string | null;
-  /** The command reaches the shell only from its buffer, by its hash (deleting it withdraws it). */
-  withdrawable: boolean;
-  base: Pick<RunResult, "pane_id" | "shell" | "run_id" | "effective_timeout"> & OutputFields;
-  elapsed: () => number;
-  /** Set when the run timed out and its stream is to be followed after the call. */
-  followed: boolean;
-}
+import {
+  finished,
+  lostFields,
+  movedResult,
+  type RunContext,
+  runningResult,
+  streamOutput,
+  streamResult,
+  waitedResult,
+} from "./results.ts";
 
 /** Turns how the wait ended into the call's result. */
 export async function settle(context: RunContext, outcome: WaitOutcome): Promise<RunResult> {
@@ -120,12 +81,6 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
   }
 }
 
-/** What a run whose link dropped has to show: the output the stream brought. */
-function lostFields(context: RunContext): RunResult {
-  const { stream } = context;
-  return { ...finished(context), ...(stream === null ? NO_OUTPUT : streamOutput(context, stream)) };
-}
-
 /**
  * Clears the record a remote run was typed with, and the status its trailer kept for it: the
  * call saw the end (or gives up on a run it cancels). Before the trailer or after, it is the same:
@@ -140,118 +95,6 @@ export async function forgetQuietRecord(
     ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.option],
   ]).catch(() => {});
-}
-
-/** The fields of a run that ended (not timed out), before its status is known. */
-function finished(context: RunContext): RunResult {
-  return {
-    ...context.base,
-    exit_status: null,
-    timed_out: false,
-    started: true,
-    not_started_reason: null,
-    no_status_reason: null,
-    elapsed_seconds: context.elapsed(),
-  };
-}
-
-/** Output fields from the byte stream; what they do not show is kept for reading later. */
-function streamOutput(context: RunContext, stream: RunStream): OutputFields {
-  const excerpt = stream.excerpt();
-  return outputFields(excerpt, {
-    source: "stream",
-    linesMissed: false,
-    anchorLost: false,
-    alternateScreen: stream.alternateScreen,
-    invalidUtf8: stream.invalidUtf8,
-  }, { more: keepOutput(context, { ended: stream.done, shown: excerpt.totalLines }) });
-}
-
-/** Where a result of this run points for what it did not show. */
-function keepOutput(context: RunContext, run: { ended: boolean; shown: number }) {
-  return keepLog(context.runner.store, {
-    runId: context.base.run_id,
-    owner: context.owner,
-    log: context.output.log,
-    ...run,
-  });
-}
-
-/** A result with how a run ended, as its trailer reported it. */
-function withEnd(result: RunResult, end: RunEnd | null): RunResult {
-  if (end === null) return { ...result, no_status_reason: NO_STATUS.invalidMarker };
-  switch (end.kind) {
-    case "refused":
-      return { ...result, ...NO_OUTPUT, started: false, not_started_reason: end.reason };
-    case "killed":
-      return { ...result, no_status_reason: killedReason(end.status) };
-    case "exit":
-      return { ...result, exit_status: end.status };
-  }
-}
-
-/** The result of a run whose end marker came through the stream. */
-async function streamResult(context: RunContext, stream: RunStream): Promise<RunResult> {
-  const { runner, call } = context;
-  rememberFunction(runner, lockKey(call.socket, call.paneId), context.functionMark);
-  const end = stream.end ?? null;
-  // A shell without tmux could not clear its claim: the run is known over, cleared from here.
-  if (end?.kind === "refused" && end.reason === NO_TMUX_REASON) {
-    await releaseClaim(call, context.mark);
-  }
-  return withEnd({ ...finished(context), ...streamOutput(context, stream) }, end);
-}
-
-/** The result of a waited run whose channel was signalled: its option, and the screen. */
-async function waitedResult(context: RunContext): Promise<RunResult> {
-  const { runner, call } = context;
-  const key = lockKey(call.socket, call.paneId);
-  rememberFunction(runner, key, context.functionMark);
-  const { trailer, now } = await readTrailer(call);
-  rememberEnd(runner, key, now);
-  const cut = await collectOutput({
-    ...call,
-    anchor: context.anchor,
-    typed: context.typed,
-    end: trailer.end_position,
-    now,
-  });
-  const more = keepOutput(context, { ended: true, shown: cut.lines.length });
-  return withEnd(
-    { ...finished(context), ...screenFields(cut, context.output, more) },
-    trailer.end,
-  );
-}
-
-/**
- * The result of a run that ended while its pane was in another session than the stream that
- * followed it: no status, and the output cut from the pane (its history moved with it) up to the
- * row the shell's prompt is now drawn on.
- */
-async function movedResult(context: RunContext): Promise<RunResult> {
-  const { call, request } = context;
-  const now = await currentPosition(call.socket, call.paneId);
-  const cut = await collectOutput({
-    ...call,
-    anchor: context.anchor,
-    typed: context.typed,
-    end: { ...now, x: 0 },
-    now,
-  });
-  // What the stream brought is in the pane too: the log starts again from the pane.
-  const output = new RunOutput(request.budget);
-  const more = keepLog(context.runner.store, {
-    runId: context.base.run_id,
-    owner: context.owner,
-    log: output.log,
-    ended: true,
-    shown: cut.lines.length,
-  });
-  return {
-    ...finished(context),
-    ...screenFields(cut, output, more),
-    no_status_reason: NO_STATUS.moved,
-  };
 }
 
 const TIMEOUT_FIELDS = [RUNNING_OPTION, ENDED_OPTION, "pane_pid", "pane_path"] as const;
@@ -402,42 +245,4 @@ async function timedOut(
     ...streamOutput(context, stream),
     no_status_reason: NO_STATUS.lost,
   };
-}
-
-/**
- * A timed-out result with the output so far: from the stream (which goes on being followed, and
- * the run's log kept), else the screen.
- */
-async function runningResult(context: RunContext): Promise<RunResult> {
-  const { runner, call, stream } = context;
-  let output: OutputFields;
-  if (stream !== null) {
-    output = streamOutput(context, stream);
-    runner.store.put(context.base.run_id, {
-      log: context.output.log,
-      ended: null,
-      shown: output.output_total_lines,
-      seen: stream,
-      owner: context.owner,
-    });
-    context.followed = true;
-  } else {
-    const now = await currentPosition(call.socket, call.paneId);
-    const cut = await collectOutput({
-      ...call,
-      anchor: context.anchor,
-      typed: context.typed,
-      end: now,
-      now,
-    });
-    output = screenFields(
-      cut,
-      context.output,
-      keepOutput(context, {
-        ended: false,
-        shown: cut.lines.length,
-      }),
-    );
-  }
-  return { ...finished(context), ...output, timed_out: true };
 }
