@@ -15,6 +15,7 @@ import { type Connection, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
+import { fanOutFlood } from "./bench_fanout_flood.ts";
 import { countingProgram, median, time } from "./stats.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
@@ -377,6 +378,12 @@ try {
 
   await conn.close();
   await floods(tmuxServer);
+  // 16 panes printing 20 MB each at once (4 in --quick), on a fresh server.
+  await fanOutFlood(tmuxServer, report, {
+    program: SHIPPED,
+    panes: values.quick ? 4 : 16,
+    settleMs: 30_000,
+  });
   // Memory over 10,000 calls on a fresh server (stdio), sampled every 1,000.
   conn = await startServer("stdio", { socketName: tmuxServer.socketName, program: SHIPPED });
   const calls = n(10000);

@@ -1,0 +1,97 @@
+/**
+ * The bench's memory figure under a fan-out flood: 16 panes each printing 20 MB at once through
+ * one run_command_many, on a fresh server: its peak RSS, and its RSS 30 s after the call beside
+ * where it started.
+ *
+ * @module
+ */
+
+import { startServer } from "../tests/helpers/mcp.ts";
+import type { TestTmux } from "../tests/helpers/tmux.ts";
+/** How the bench records a figure and its target (bench.ts `report`). */
+export type Report = (
+  key: string,
+  label: string,
+  value: number,
+  options: { unit: string; target: { text: string; met: boolean } },
+) => void;
+
+/** Options for {@linkcode fanOutFlood}. */
+export interface FanOutFloodOptions {
+  /** How to start the server. */
+  program: string[];
+  /** Panes printing at once. */
+  panes: number;
+  /** How long after the call RSS is read again, in ms. */
+  settleMs: number;
+}
+
+async function rssMB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+/** Measures peak RSS through the flood and RSS after it, each with its target. */
+export async function fanOutFlood(
+  tmux: TestTmux,
+  report: Report,
+  options: FanOutFloodOptions,
+): Promise<void> {
+  const conn = await startServer("stdio", {
+    socketName: tmux.socketName,
+    program: options.program,
+    extraArgs: ["--wait-max-seconds", "600", "--with-tools", "run_command_many"],
+  });
+  try {
+    const panes = [await tmux.newPane()];
+    while (panes.length < options.panes) panes.push(await tmux.newPane());
+    await conn.client.callTool({ name: "list_sessions", arguments: {} });
+    const start = await rssMB(conn.serverPid);
+    let peak = start;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssMB(conn.serverPid));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    })();
+    const result = await conn.client.callTool(
+      {
+        name: "run_command_many",
+        arguments: {
+          pane_ids: panes,
+          command: `yes abcdefghij | head -c ${20 * 1000 * 1000}`,
+          timeout: 600,
+          deadline: 600,
+        },
+      },
+      undefined,
+      { timeout: 600_000 },
+    );
+    sampling = false;
+    await sampler;
+    const ok = (result.structuredContent as { summary?: { ok?: number } }).summary?.ok;
+    if (ok !== options.panes) {
+      throw new Error(`the fan-out flood failed: ${JSON.stringify(result)}`);
+    }
+    await new Promise((r) => setTimeout(r, options.settleMs));
+    const after = await rssMB(conn.serverPid);
+    const label = `${options.panes} panes printing 20 MB at once`;
+    report("fanout_flood_peak_rss_mb", `${label}: server peak RSS`, peak, {
+      unit: " MB",
+      target: { text: "target <= 200 MB", met: peak <= 200 },
+    });
+    const growth = after - start;
+    report(
+      "fanout_flood_rss_growth_mb",
+      `  RSS ${options.settleMs / 1000} s after, over its start`,
+      growth,
+      {
+        unit: " MB",
+        target: { text: "target <= 20 MB", met: growth <= 20 },
+      },
+    );
+  } finally {
+    await conn.close();
+  }
+}
