@@ -38,7 +38,7 @@ export function outOfScope(what: string): TmuxError {
 
 /**
  * Whether `name` matches `glob`: `*` any run of characters, `?` any one, the rest literally.
- * Linear in the name for each star (the greedy-with-backtrack-to-last-star walk).
+ * At most name × glob steps: a star is only ever retried from the last one seen.
  */
 export function matchesGlob(name: string, glob: string): boolean {
   const chars = [...name];
