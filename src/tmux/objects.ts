@@ -139,8 +139,8 @@ export async function listOwnClients(socket: TmuxSocket): Promise<OwnClient[]> {
 }
 
 /**
- * Every session in scope (none when no tmux server runs); `session_attached` counts people's clients, not
- * this server's own.
+ * Every session in scope (none when no tmux server runs); `session_attached` counts people's
+ * clients, not this server's own.
  */
 export async function listSessions(socket: TmuxSocket): Promise<Session[]> {
   const fields = Object.keys(SESSION_FIELDS);

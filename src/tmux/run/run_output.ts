@@ -126,6 +126,11 @@ export class OutputStore {
     return this.#runs.get(runId);
   }
 
+  /** Whether the store holds `log` as the run's, as it is now (nothing is swept). */
+  keeps(runId: string, log: OutputLog): boolean {
+    return this.#runs.get(runId)?.log === log;
+  }
+
   #drop(runId: string): void {
     const run = this.#runs.get(runId);
     this.#runs.delete(runId);

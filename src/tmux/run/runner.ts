@@ -379,7 +379,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       await waiter?.kill();
       afterRun(runner, { key, runId: base.run_id, stream, tap, context });
       // A log the store does not keep is done with: its bytes go now, not at some collection.
-      if (runner.store.get(base.run_id)?.log !== output.log) output.log.release();
+      if (!runner.store.keeps(base.run_id, output.log)) output.log.release();
     }
   } finally {
     release();
