@@ -95,9 +95,25 @@ async function startPane(
   } else if (prelude === "reader") {
     await world.tmux.run("send-keys", "-t", pane, "-l", `sh -c 'cat >> ${home}/read'`);
     await world.tmux.run("send-keys", "-t", pane, "Enter");
-    await until("the reader runs", async () => !(await shellIdle(pid)));
+    // Its cat, not just any child: a shell forks helpers of its own before it starts a line's
+    // program (xonsh does), and a run typed meanwhile would reach the reader as its input.
+    await until("the reader runs", async () => await readerCat(home) && !(await shellIdle(pid)));
   }
   return { pane, pid };
+}
+
+/** The reader's `sh -c 'cat >> read'` processes (its cat's arguments do not name the file). */
+async function readers(home: string): Promise<string[]> {
+  return (await output("pgrep", ["-f", `cat >> ${home}/read`])).split("\n")
+    .filter((line) => line !== "");
+}
+
+/** Whether the sequence's reader has started its cat. */
+async function readerCat(home: string): Promise<boolean> {
+  for (const reader of await readers(home)) {
+    if ((await output("pgrep", ["-P", reader, "-x", "cat"])).trim() !== "") return true;
+  }
+  return false;
 }
 
 /** Whether a process has a `sleep` of its own running (its startup file's). */
@@ -137,11 +153,10 @@ async function atPrompt(world: World, shell: Dialect, pane: string, pid: string)
 async function backToPrompt(state: State, pid: string): Promise<void> {
   signal(await controlClients(state.world.conn.serverPid), "SIGCONT");
   // The reader the sequence started ends as its user would end it (xonsh has its C-c ignored):
-  // its cat first (its arguments do not name the file), then its sh.
-  const readers = (await output("pgrep", ["-f", `cat >> ${state.home}/read`])).split("\n")
-    .filter((line) => line !== "");
-  for (const reader of readers) await output("pkill", ["-P", reader]);
-  for (const reader of readers) await output("kill", [reader]);
+  // its cat first, then its sh.
+  const started = await readers(state.home);
+  for (const reader of started) await output("pkill", ["-P", reader]);
+  for (const reader of started) await output("kill", [reader]);
   // The pane goes with its shell: that fails the sequence, not the harness.
   const tmux = (...args: string[]) =>
     state.world.tmux.run(...args).catch(() => {
