@@ -9,6 +9,7 @@
  */
 
 import { delay } from "../../async.ts";
+import { callDeadline } from "../call_deadline.ts";
 import { socketKey, spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
@@ -16,12 +17,16 @@ import { NAME_PREFIX } from "../names.ts";
 import type { ShellProgram } from "./launcher.ts";
 import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "./shell.ts";
 
-/** What a pane runs, as run_command drives it. */
+/**
+ * What a pane runs, as run_command drives it; `not_reading`: a shell that reads command lines only
+ * through its line editor, and is not reading one.
+ */
 export type PaneShell =
   | { kind: "posix" }
   | { kind: "launched"; shell: ShellProgram }
   | { kind: "unsupported"; name: string }
-  | { kind: "other" };
+  | { kind: "other" }
+  | { kind: "not_reading" };
 
 /** Names that need a look at the process: they may be another shell than they say. */
 function ambiguous(name: string): boolean {
@@ -43,9 +48,26 @@ const CHILD = "child:";
  */
 const OURS = "ours:";
 
+/**
+ * The probe's first prefix when the terminal is canonical (line by line, as the kernel reads it
+ * for a program), not set as a line editor sets it to read a command line.
+ */
+const COOKED = "cooked:";
+
+/**
+ * Launched shells that read command lines only through their line editor, which sets the terminal
+ * non-canonical: canonical, such a shell is not reading one. It is starting, between a line and
+ * its program, or a script of its own reads input with no process to show for it (xonsh's
+ * `input()`, elvish's `read-line`): a line typed then is that script's answer.
+ */
+const EDITOR_ONLY: ReadonlySet<string> = new Set(["fish", "nu", "elvish", "xonsh"]);
+
 /** How often, and how long apart, a pane that looks busy with no run of ours is looked at again. */
 const SETTLE_LOOKS = 10;
 const SETTLE_WAIT_MS = 25;
+
+/** How often a shell not reading with its line editor is looked at again: about a second. */
+const READING_LOOKS = 40;
 
 /** Shells that run their programs in their own process group: a child there has the terminal. */
 const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
@@ -67,7 +89,8 @@ const PROBE = "r=$(ps -A -o pid= -o ppid= -o pgid= -o tpgid= -o args= 2>/dev/nul
   `else c = "${CHILD}" } } if (c == "" && o) c = "${OURS}"; print p "|" c "|" a }'); ` +
   "p=${r%%|*}; r=${r#*|}; c=${r%%|*}; a=${r#*|}; " +
   "e=$(readlink /proc/$p/exe 2>/dev/null || ps -o comm= -p $p); " +
-  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$c$e|$a"`;
+  `m=; case $(stty -a < #{pane_tty} 2>/dev/null) in *-icanon*) ;; *icanon*) m=${COOKED} ;; esac; ` +
+  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${PROBE_OPTION} "$m$c$e|$a"`;
 
 /** The longest probe answer looked at: a path and a command line. */
 const ANSWER_MAX = 8192;
@@ -234,20 +257,31 @@ export async function paneShell(
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
   let shell: PaneShell = fromName(name);
-  for (let looks = 1; looks <= SETTLE_LOOKS; looks++) {
+  for (let looks = 1;; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
       ...["set-option", "-p", "-u", "-t", paneId, PROBE_OPTION],
     ]).catch(() => "")).trim();
-    shell = shellFromProbe(answer) ?? fromName(name);
+    const cooked = answer.startsWith(COOKED);
+    const rest = cooked ? answer.slice(COOKED.length) : answer;
+    shell = shellFromProbe(rest) ?? fromName(name);
+    if (cooked && shell.kind === "launched" && EDITOR_ONLY.has(shell.shell.kind)) {
+      shell = { kind: "not_reading" };
+    }
     // Right after a run a shell without job control may still have a child of its own (xonsh's
-    // between commands): that, like our sh finishing, is looked at again before calling it busy.
-    const settling = shell.kind === "other" && [OURS, CHILD].some((p) => answer.startsWith(p));
-    if (!settling || !options.runsOver || looks === SETTLE_LOOKS) break;
-    await delay(SETTLE_WAIT_MS);
+    // between commands): that, like our sh finishing, is looked at again before calling it busy;
+    // so is a shell on its way back to its line editor.
+    const settling = shell.kind === "not_reading" ||
+      shell.kind === "other" && [OURS, CHILD].some((p) => rest.startsWith(p));
+    const limit = shell.kind === "not_reading" ? READING_LOOKS : SETTLE_LOOKS;
+    // The call's deadline ends the looking with what the last look saw.
+    const deadline = callDeadline();
+    if (!settling || !options.runsOver || looks >= limit || deadline?.aborted) break;
+    await delay(SETTLE_WAIT_MS, { signal: deadline });
+    if (deadline?.aborted) break;
   }
   // A script ends, and the name may be a shell's again: only a shell is remembered.
-  if (shell.kind !== "other") options.cache.set(key, shell);
+  if (shell.kind !== "other" && shell.kind !== "not_reading") options.cache.set(key, shell);
   return shell;
 }
 

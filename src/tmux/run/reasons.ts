@@ -58,6 +58,14 @@ export function unsupportedShell(paneId: string, name: string): string {
     "(send_keys text 'bash', enter: true) and run commands there";
 }
 
+/** Why nothing was typed into a shell whose line editor is not reading a command line. */
+export function notReading(paneId: string, name: string): string {
+  return `pane ${paneId}'s shell (${JSON.stringify(name)}) is not reading a command line: it is ` +
+    "still starting, or a program it started or a script of its own waits for input (a read, " +
+    "xonsh's input()) and would take the line as its answer; look at the pane (capture_pane), " +
+    "answer or interrupt it, or wait for its prompt";
+}
+
 /** The run a running mark names, as a sentence an agent can act on. */
 export function busyWith(
   pane: { socket: TmuxSocket; paneId: string },

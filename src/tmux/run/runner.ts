@@ -59,7 +59,7 @@ import { cancelledRun, settle } from "./settle.ts";
 import type { RunContext } from "./results.ts";
 import { afterRun, streamEnd } from "./follow.ts";
 import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
-import { busyWith, UNREAD, unsupportedShell } from "./reasons.ts";
+import { busyWith, notReading, UNREAD, unsupportedShell } from "./reasons.ts";
 function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
   let run = runner.definitions.get(socketPath);
   if (run === undefined) {
@@ -206,14 +206,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       );
     }
     if (
+      shell?.kind === "not_reading" ||
       showsLineEditor(state.pane_current_command) &&
-      !await lineEditorReading(socket, { sessionId: state.session_id, paneId })
+        !await lineEditorReading(socket, { sessionId: state.session_id, paneId })
     ) {
-      return notTyped(
-        `pane ${paneId}'s shell is not reading a command line: a program it started ` +
-          `(${JSON.stringify(state.pane_current_command)}: a script waiting for input, say) ` +
-          "has the terminal, and would take the line as its input",
-      );
+      return notTyped(notReading(paneId, state.pane_current_command));
     }
     const anchor: Anchor = {
       history: intField(state.history_size, "history_size"),

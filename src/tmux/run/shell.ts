@@ -63,12 +63,21 @@ export function classifyProcess(name: string): ProcessKind {
 }
 
 /** Shells whose line editor switches bracketed paste on while it reads a command line. */
-const BRACKETED_PASTE_SHELLS = new Set(["bash", "rbash", "zsh", "fish", "nu"]);
+const BRACKETED_PASTE_SHELLS = new Set([
+  "bash",
+  "rbash",
+  "zsh",
+  "fish",
+  "nu",
+  "xonsh",
+  "elvish",
+  "rc",
+]);
 
 /**
  * Whether the shell named `name` tells by bracketed paste when it reads a command line (bash's
- * readline, zsh's zle, fish's, nushell's reedline). Others (dash, ksh, tcsh...) never do: whether
- * they read cannot be seen.
+ * readline, zsh's zle, fish's, nushell's reedline, xonsh's prompt_toolkit, elvish's, rc's
+ * readline). Others (dash, ksh, tcsh...) never do: whether they read cannot be seen.
  */
 export function showsLineEditor(name: string): boolean {
   return BRACKETED_PASTE_SHELLS.has(programName(name));
