@@ -8,6 +8,7 @@
  */
 
 import { cutMarker, lineBytes, type LineEnds, type OutputBudget } from "./excerpt.ts";
+import { CHUNK_BYTES, giveChunk, keepChunk, takeChunk } from "./log_chunks.ts";
 
 /** How much of one run's output is kept. */
 export interface LogLimits {
@@ -78,14 +79,12 @@ interface Chunk {
 
 const NEWLINE = 0x0a;
 const FIRST_CHUNK = 1024;
-const CHUNK_MAX = 64 * 1024;
-/**
- * Full-size chunks a log dropped, for the next log chunk: a run printing without end then
- * reuses its memory instead of asking the allocator for 64 KiB at a time (which keeps what it
- * frees, fragmented, long after).
- */
-const SPARE_CHUNKS: Uint8Array[] = [];
-const SPARE_MAX = 32;
+const CHUNK_MAX = CHUNK_BYTES;
+
+/** Gives back the slab chunks of a log no one released before it was collected. */
+const UNRELEASED = new FinalizationRegistry<Chunk[]>((chunks) => {
+  for (const chunk of chunks) giveChunk(chunk.data);
+});
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -111,6 +110,7 @@ export class OutputLog {
   constructor(limits: LogLimits = LOG_LIMITS) {
     this.#limits = limits;
     LIVE.add(this.#ref);
+    UNRELEASED.register(this, this.#chunks, this.#ref);
   }
 
   /**
@@ -119,9 +119,20 @@ export class OutputLog {
    */
   release(): void {
     LIVE.delete(this.#ref);
-    this.#chunks = [];
+    UNRELEASED.unregister(this.#ref);
+    for (const chunk of this.#chunks) giveChunk(chunk.data);
+    this.#chunks.length = 0;
     this.#pinned = 0;
     this.#kept = 0;
+  }
+
+  /**
+   * Moves its bytes from the slab of logs being written to the slab of kept ones (see
+   * log_chunks.ts): for a log kept once its run's output is complete (the store's), so that the
+   * first can go when the runs are over.
+   */
+  settle(): void {
+    for (const chunk of this.#chunks) chunk.data = keepChunk(chunk.data, chunk.used);
   }
 
   /** Lines so far, a last one still being written included. */
@@ -185,7 +196,7 @@ export class OutputLog {
     const size = last === undefined ? FIRST_CHUNK : CHUNK_MAX;
     const chunk: Chunk = {
       start: this.#total,
-      data: size === CHUNK_MAX ? SPARE_CHUNKS.pop() ?? new Uint8Array(size) : new Uint8Array(size),
+      data: size === CHUNK_MAX ? takeChunk() : new Uint8Array(size),
       used: 0,
       line: this.#newlines + 1,
       atLineStart: this.#atLineStart,
@@ -217,9 +228,7 @@ export class OutputLog {
     while (this.#kept > max && this.#chunks.length > this.#pinned + 1) {
       const [gone] = this.#chunks.splice(this.#pinned, 1);
       this.#kept -= gone.used;
-      if (gone.data.length === CHUNK_MAX && SPARE_CHUNKS.length < SPARE_MAX) {
-        SPARE_CHUNKS.push(gone.data);
-      }
+      giveChunk(gone.data);
     }
   }
 

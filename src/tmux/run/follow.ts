@@ -83,6 +83,7 @@ export function follow(
     run.tap.close();
     stored.ended ??= Date.now();
     stored.following = undefined;
+    stored.log.settle();
   });
 }
 

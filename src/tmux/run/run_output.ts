@@ -117,6 +117,9 @@ export class OutputStore {
     this.#runs.delete(runId);
     this.#runs.set(runId, stored);
     this.sweep();
+    // A run that ended has its whole output: what is kept of its log moves to the slab of kept
+    // logs (see log_chunks.ts).
+    if (stored.ended !== null && this.#runs.get(runId) === stored) stored.log.settle();
     return stored;
   }
 

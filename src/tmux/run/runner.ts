@@ -375,8 +375,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     } finally {
       await waiter?.kill();
       afterRun(runner, { key, runId: base.run_id, stream, tap, context });
-      // A log the store does not keep is done with: its bytes go now, not at some collection.
+      // A log the store does not keep is done with: its bytes go now, not at some collection. One
+      // it keeps, complete unless the run is still followed, leaves the slab.
       if (!runner.store.keeps(base.run_id, output.log)) output.log.release();
+      else if (context?.followed !== true) output.log.settle();
     }
   } finally {
     release();
