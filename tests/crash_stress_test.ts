@@ -84,6 +84,11 @@ Deno.test("kill_session beside a run_command in another new session", async () =
 Deno.test("a person switching panes every 100 ms while the agent works in fresh sessions", async () => {
   await withServer("stdio", OPTIONS, async (conn, tmux) => {
     await tmux.run("split-window", "-d", "-t", tmux.paneId);
+    // The agent's first session connects the server's clients before the person starts: a connect
+    // as a notification of someone else's comes is the crash tmux has before 3.7, which no client
+    // can prevent (see gate.ts). What is ours to show is that none connects later.
+    const first = await session(conn, "p0");
+    await echo(conn, first, "p0");
     const attaches = await countAttaches(tmux);
     let switching = true;
     const person = (async () => {
@@ -104,11 +109,11 @@ Deno.test("a person switching panes every 100 ms while the agent works in fresh 
       switching = false;
       await person;
     }
-    // Each connect is a window for a crash: the command client and a watcher or two (one may still
-    // follow the last pane's shell as the next call starts), whatever the number of sessions.
+    // Each connect is a window for a crash: at most a second watcher (the first may still follow
+    // the last pane's shell as the next call starts), whatever the number of sessions.
     const connects = await attaches();
     console.log(`control clients connected over ${ROUNDS} sessions: ${connects}`);
-    assert(connects <= 3, `${connects} control clients connected over ${ROUNDS} sessions`);
+    assert(connects <= 1, `${connects} control clients connected over ${ROUNDS} sessions`);
   });
 });
 
