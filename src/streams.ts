@@ -59,33 +59,6 @@ export function chunkReader(
   };
 }
 
-/** What {@linkcode readCapped} read: the first bytes, and how many more it drained unkept. */
-export interface CappedBytes {
-  bytes: Uint8Array;
-  dropped: number;
-}
-
-/**
- * Reads a byte stream to its end, keeping at most `maxBytes` of it (the first) and counting the
- * rest: a peer that writes without end costs time, not memory. Linear in what is read.
- */
-export async function readCapped(
-  stream: ReadableStream<Uint8Array>,
-  maxBytes: number,
-): Promise<CappedBytes> {
-  const reader = chunkReader(stream, { size: Math.max(1024, Math.min(maxBytes, 64 * 1024)) });
-  const pieces: Uint8Array[] = [];
-  let kept = 0;
-  let dropped = 0;
-  for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
-    const take = Math.min(chunk.length, maxBytes - kept);
-    if (take > 0) pieces.push(chunk.slice(0, take));
-    kept += take;
-    dropped += chunk.length - take;
-  }
-  return { bytes: concatBytes(pieces), dropped };
-}
-
 /** The pieces, one after another, in one array (the piece itself when there is one). */
 export function concatBytes(pieces: readonly Uint8Array[]): Uint8Array {
   if (pieces.length === 1) return pieces[0];

@@ -1,10 +1,11 @@
 // The control client's quoting, against a real tmux: any text but NUL arrives as it was sent.
 
-import { assertEquals } from "./deps.ts";
+import { assert, assertEquals } from "./deps.ts";
 import { startTmux } from "./helpers/tmux.ts";
 import { createTmuxClient } from "../src/tmux/mod.ts";
 import { runTmux } from "../src/tmux/transport/command.ts";
 import { THEN } from "../src/tmux/transport/command_line.ts";
+import { TmuxError } from "../src/tmux/errors.ts";
 
 Deno.test("text with quotes, $, ~, #, backslashes and every control character round-trips", async () => {
   const tmux = await startTmux();
@@ -43,6 +44,32 @@ Deno.test("a command if-shell runs comes as a block of its own, and the line sti
     // The same control client answered: it was not ended as if the block were a forgery.
     assertEquals(await controlClient(), before);
   } finally {
+    await client.close();
+    await tmux.close();
+  }
+});
+
+Deno.test("an answer past 32 MiB is refused as memory_limited, never held whole; the client goes on", async () => {
+  const tmux = await startTmux();
+  const client = createTmuxClient();
+  const file = await Deno.makeTempFile();
+  try {
+    // 40 MB in lines of 1,000 bytes: no line is too long, the answer is.
+    const line = `${"x".repeat(999)}\n`;
+    await Deno.writeTextFile(file, line.repeat(40_000));
+    await tmux.run("load-buffer", "-b", "big", file);
+    const socket = client.socket(tmux.socketName);
+    await runTmux(socket, ["display-message", "-p", "connected"]);
+    const error = await runTmux(socket, ["show-buffer", "-b", "big"]).then(
+      (answer) => new Error(`answered with ${answer.length} characters`),
+      (error) => error,
+    );
+    assert(error instanceof TmuxError && error.code === "memory_limited", String(error));
+    assertEquals(await runTmux(socket, ["display-message", "-p", "still here"]), "still here\n");
+    const clients = await tmux.run("list-clients", "-F", "#{client_control_mode}");
+    assertEquals(clients.trim(), "1", "the control client was replaced");
+  } finally {
+    await Deno.remove(file);
     await client.close();
     await tmux.close();
   }

@@ -8,7 +8,7 @@
  */
 
 import { cutMarker, lineBytes, type LineEnds, type OutputBudget } from "./excerpt.ts";
-import { CHUNK_BYTES, giveChunk, keepChunk, takeChunk } from "./log_chunks.ts";
+import { CHUNK_BYTES, giveChunk, keepChunk, takeChunk } from "./byte_chunks.ts";
 
 /** How much of one run's output is kept. */
 export interface LogLimits {
@@ -128,7 +128,7 @@ export class OutputLog {
 
   /**
    * Moves its bytes from the slab of logs being written to the slab of kept ones (see
-   * log_chunks.ts): for a log kept once its run's output is complete (the store's), so that the
+   * byte_chunks.ts): for a log kept once its run's output is complete (the store's), so that the
    * first can go when the runs are over.
    */
   settle(): void {

@@ -1,6 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { readLines } from "../../src/tmux/transport/lines.ts";
-import { readCapped } from "../../src/streams.ts";
+import { readCapped, readLines } from "../../src/tmux/transport/lines.ts";
 
 /** A byte stream handing `chunks` one by one, as a pipe splits what it carries. */
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {

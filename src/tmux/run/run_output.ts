@@ -118,7 +118,7 @@ export class OutputStore {
     this.#runs.set(runId, stored);
     this.sweep();
     // A run that ended has its whole output: what is kept of its log moves to the slab of kept
-    // logs (see log_chunks.ts).
+    // logs (see byte_chunks.ts).
     if (stored.ended !== null && this.#runs.get(runId) === stored) stored.log.settle();
     return stored;
   }

@@ -20,7 +20,7 @@ import {
   type StartedClient,
 } from "./gate.ts";
 import { privateName } from "../names.ts";
-import { MAX_LINE_BYTES } from "./lines.ts";
+import { MAX_ANSWER_BYTES, MAX_LINE_BYTES } from "./lines.ts";
 import { withinCall } from "../call_deadline.ts";
 
 interface Pending {
@@ -35,6 +35,9 @@ interface Pending {
   nonce: string;
   /** Whether a line of the answer was longer than a line may be (see `readLines`). */
   cut: boolean;
+  /** Bytes of the answer kept so far, and whether it went past {@linkcode MAX_ANSWER_BYTES}. */
+  bytes: number;
+  over: boolean;
   /** Each line is wanted only in its start, this long: cut lines are no fault. */
   maxLineBytes: number | null;
   resolve: (text: string) => void;
@@ -113,6 +116,38 @@ function lineTooLong(): TmuxError {
   );
 }
 
+function tooLarge(): TmuxError {
+  return new TmuxError(
+    "memory_limited",
+    `tmux answered with more than the ${MAX_ANSWER_BYTES / 1024 / 1024} MiB one answer may ` +
+      "hold: refused, not cut",
+  );
+}
+
+/** One command's block of output as it comes: its lines kept within the bound, the rest counted. */
+interface Block {
+  time: string;
+  number: string;
+  mine: boolean;
+  lines: string[];
+  bytes: number;
+  cut: boolean;
+  over: boolean;
+}
+
+/**
+ * Adds a line to a block of ours: cut to what the command wants of each line, and kept only
+ * while the block holds at most {@linkcode MAX_ANSWER_BYTES} (past that it is refused, so the
+ * rest is only counted). Others' blocks are dropped at their end: nothing of them is kept.
+ */
+function addLine(block: Block, line: string, maxLineBytes: number | null): void {
+  if (!block.mine) return;
+  const kept = maxLineBytes === null ? line : line.slice(0, maxLineBytes);
+  block.bytes += kept.length + 1;
+  if (block.bytes > MAX_ANSWER_BYTES) block.over = true;
+  else block.lines.push(kept);
+}
+
 function fail(control: Control, error: TmuxError): void {
   control.alive = false;
   for (const pending of control.queue.splice(0)) pending.reject(error);
@@ -124,8 +159,7 @@ async function readLoop(
   hooks: { end: () => void; done: () => void },
 ): Promise<void> {
   const decoder = new TextDecoder();
-  let block: { time: string; number: string; mine: boolean; lines: string[]; cut: boolean } | null =
-    null;
+  let block: Block | null = null;
   let cutSeen = 0;
   try {
     for await (const bytes of allLines(started)) {
@@ -141,7 +175,9 @@ async function readLoop(
             number: fields[2],
             mine: fields[3] === "1",
             lines: [],
+            bytes: 0,
             cut: false,
+            over: false,
           };
         } else if (fields[0] === "%end" || fields[0] === "%error") {
           // A block's end outside a block: pane text ended the last block early.
@@ -154,7 +190,7 @@ async function readLoop(
       const closes = (fields[0] === "%end" || fields[0] === "%error") && fields.length === 4 &&
         fields[1] === block.time && fields[2] === block.number;
       if (!closes) {
-        block.lines.push(line);
+        addLine(block, line, control.queue[0]?.maxLineBytes ?? null);
         block.cut ||= cut;
         continue;
       }
@@ -173,12 +209,13 @@ async function readLoop(
         pending.remaining--;
         // Never a silent part of an answer: refused once the rest of the list has come.
         pending.cut ||= ended.cut && pending.maxLineBytes === null;
-        const lines = pending.maxLineBytes === null
-          ? ended.lines
-          : ended.lines.map((line) => line.slice(0, pending.maxLineBytes!));
+        pending.bytes += ended.bytes;
+        pending.over ||= ended.over || pending.bytes > MAX_ANSWER_BYTES;
         // Not push(...lines): a capture of a long history has more lines than a call has room
         // for arguments.
-        if (lines.length > 0) pending.output.push(`${lines.join("\n")}\n`);
+        if (ended.lines.length > 0 && !pending.over) {
+          pending.output.push(`${ended.lines.join("\n")}\n`);
+        }
         continue;
       }
       // A command that `if-shell -F` ran comes as a block of its own, after the if-shell's and
@@ -191,7 +228,8 @@ async function readLoop(
       }
       if (pending.remaining > 0) continue;
       control.queue.shift();
-      if (pending.cut) pending.reject(lineTooLong());
+      if (pending.over) pending.reject(tooLarge());
+      else if (pending.cut) pending.reject(lineTooLong());
       else pending.resolve(pending.output.join(""));
     }
   } catch {
@@ -297,6 +335,8 @@ function sendControl(
       output: [],
       nonce,
       cut: false,
+      bytes: 0,
+      over: false,
       maxLineBytes,
       resolve,
       reject,

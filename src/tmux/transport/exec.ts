@@ -5,8 +5,15 @@
  */
 
 import { errorFromStderr, TmuxError } from "../errors.ts";
-import { MAX_ANSWER_BYTES, MAX_STDERR_BYTES, readLines, terminate } from "./lines.ts";
-import { type CappedBytes, concatBytes, readCapped } from "../../streams.ts";
+import {
+  type CappedBytes,
+  MAX_ANSWER_BYTES,
+  MAX_STDERR_BYTES,
+  readCapped,
+  readLines,
+  terminate,
+} from "./lines.ts";
+import { Pieces } from "../byte_chunks.ts";
 import { commandsOf, controlLine, THEN } from "./command_line.ts";
 import { type RemoteLink, unreachableWhenDown } from "./remote_link.ts";
 import { callDeadline, checkCallDeadline, deadlineError, withinCall } from "../call_deadline.ts";
@@ -199,15 +206,21 @@ async function readLineStarts(
   stream: ReadableStream<Uint8Array>,
   maxLineBytes: number,
 ): Promise<CappedBytes> {
-  const starts: Uint8Array[] = [];
-  let kept = 0;
+  const starts = new Pieces();
   let dropped = 0;
-  for await (const line of readLines(stream, { maxLineBytes })) {
-    if (kept + line.length + 1 > MAX_ANSWER_BYTES) dropped += line.length + 1;
-    else starts.push(line.slice(), NEWLINE);
-    kept += line.length + 1;
+  try {
+    for await (const line of readLines(stream, { maxLineBytes })) {
+      if (dropped > 0 || starts.length + line.length + 1 > MAX_ANSWER_BYTES) {
+        dropped += line.length + 1;
+        continue;
+      }
+      starts.push(line);
+      starts.push(NEWLINE);
+    }
+    return { bytes: starts.join(), dropped };
+  } finally {
+    starts.release();
   }
-  return { bytes: concatBytes(starts), dropped };
 }
 
 const NEWLINE = new Uint8Array([0x0a]);

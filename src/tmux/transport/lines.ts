@@ -6,7 +6,8 @@
  */
 
 import { abortable, ABORTED, deadline } from "../../async.ts";
-import { chunkReader, concatBytes } from "../../streams.ts";
+import { chunkReader } from "../../streams.ts";
+import { Pieces } from "../byte_chunks.ts";
 
 const NEWLINE = 0x0a;
 
@@ -31,7 +32,7 @@ export interface ReadLinesOptions {
  * Yields each complete line of a byte stream (without its newline); an unfinished tail is
  * dropped. A line is valid only until the next one is asked for (the read buffer is reused).
  * Linear in what is read, whatever the line lengths: a line split across chunks is kept as its
- * pieces and joined once, and no more than `maxLineBytes` of it are kept.
+ * pieces (see byte_chunks.ts) and joined once, and no more than `maxLineBytes` of it are kept.
  */
 export async function* readLines(
   stream: ReadableStream<Uint8Array>,
@@ -40,33 +41,66 @@ export async function* readLines(
   const max = options.maxLineBytes ?? MAX_LINE_BYTES;
   const reader = chunkReader(stream);
   // The start of the current line, from earlier chunks (copies: the read buffer is reused).
-  let pieces: Uint8Array[] = [];
-  let kept = 0;
+  const pieces = new Pieces();
+  let started = false;
   let dropped = 0;
   const keep = (piece: Uint8Array): void => {
-    const take = Math.min(piece.length, max - kept);
-    if (take > 0) pieces.push(piece.slice(0, take));
-    kept += take;
+    const take = Math.min(piece.length, max - pieces.length);
+    if (take > 0) pieces.push(piece.subarray(0, take));
     dropped += piece.length - take;
+    started = true;
   };
-  for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
-    let from = 0;
-    for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
-      const piece = chunk.subarray(from, end);
-      from = end + 1;
-      if (pieces.length === 0 && piece.length <= max) {
-        yield piece;
-        continue;
+  try {
+    for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
+      let from = 0;
+      for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
+        const piece = chunk.subarray(from, end);
+        from = end + 1;
+        if (!started && piece.length <= max) {
+          yield piece;
+          continue;
+        }
+        keep(piece);
+        const line = pieces.join();
+        if (dropped > 0) options.onCut?.(dropped);
+        started = false;
+        dropped = 0;
+        yield line;
       }
-      keep(piece);
-      const line = pieces.length === 1 ? pieces[0] : concatBytes(pieces);
-      if (dropped > 0) options.onCut?.(dropped);
-      pieces = [];
-      kept = 0;
-      dropped = 0;
-      yield line;
+      if (from < chunk.length) keep(chunk.subarray(from));
     }
-    keep(chunk.subarray(from));
+  } finally {
+    pieces.release();
+  }
+}
+
+/** What {@linkcode readCapped} read: the first bytes, and how many more it drained unkept. */
+export interface CappedBytes {
+  bytes: Uint8Array;
+  dropped: number;
+}
+
+/**
+ * Reads a byte stream to its end, keeping at most `maxBytes` of it (the first, as pieces: see
+ * byte_chunks.ts) and counting the rest: a peer that writes without end costs time, not memory.
+ * Linear in what is read.
+ */
+export async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<CappedBytes> {
+  const reader = chunkReader(stream, { size: Math.max(1024, Math.min(maxBytes, 64 * 1024)) });
+  const pieces = new Pieces();
+  let dropped = 0;
+  try {
+    for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
+      const take = Math.min(chunk.length, maxBytes - pieces.length);
+      if (take > 0) pieces.push(chunk.subarray(0, take));
+      dropped += chunk.length - take;
+    }
+    return { bytes: pieces.join(), dropped };
+  } finally {
+    pieces.release();
   }
 }
 

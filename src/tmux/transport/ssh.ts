@@ -13,8 +13,7 @@
 import { abortable, ABORTED } from "../../async.ts";
 import { randomHex } from "../../hex.ts";
 import { TmuxError } from "../errors.ts";
-import { MAX_STDERR_BYTES, readLines, terminate } from "./lines.ts";
-import { readCapped } from "../../streams.ts";
+import { MAX_STDERR_BYTES, readCapped, readLines, terminate } from "./lines.ts";
 import type { RemoteLink } from "./remote_link.ts";
 import type { RemoteHost } from "../remote_spec.ts";
 import { withinCall } from "../call_deadline.ts";

@@ -1,10 +1,11 @@
 /**
- * The full-size chunks output logs keep their bytes in, carved from two slabs: one for logs being
- * written, one for the logs the store keeps once their runs are over. Each is asked of the system
- * as one mapping when first needed and let go once no chunk of it is in use. Chunks of their own
- * stayed with the process after the logs let them go (the allocator keeps what is freed among
- * what is still in use, and returns only the top of its heap: 16 runs of 20 MB at once left RSS
- * 57 MB above its start 30 s later). A slab larger than the allocator's largest mmap threshold
+ * The chunks the server keeps bytes from panes and peers in, carved from two slabs: one for bytes
+ * in flight (logs being written, the pieces of a long line or an answer being read), one for the
+ * logs the store keeps once their runs are over. Each is asked of the system as one mapping when
+ * first needed and let go once no chunk of it is in use. Buffers of their own stayed with the
+ * process after they were freed (the allocator keeps what is freed among what is still in use, and
+ * returns only the top of its heap: 16 runs of 20 MB at once left RSS 57 MB above its start 30 s
+ * later, a host's 20 MB line 30 MB). A slab larger than the allocator's largest mmap threshold
  * (glibc: 32 MiB) is a mapping of its own whatever came before, returned whole once collected;
  * its pages are touched only as chunks are used.
  *
@@ -64,13 +65,13 @@ class ChunkSlab {
   }
 }
 
-/** Logs being written: as many chunks as their shared ceiling (48 MiB, output_log.ts) holds. */
+/** Bytes in flight: as many chunks as the logs' shared ceiling (48 MiB, output_log.ts) holds. */
 const WRITING = new ChunkSlab(768);
 
 /** Logs kept after their runs (8 MiB, run_output.ts), in a slab past the mmap threshold: 33 MiB. */
 const KEPT = new ChunkSlab(528);
 
-/** A chunk of {@linkcode CHUNK_BYTES} for a log being written: the slab's, else one of its own. */
+/** A chunk of {@linkcode CHUNK_BYTES} for bytes in flight: the slab's, else one of its own. */
 export function takeChunk(): Uint8Array {
   return WRITING.take() ?? new Uint8Array(CHUNK_BYTES);
 }
@@ -96,4 +97,52 @@ export function giveChunk(chunk: Uint8Array): void {
 /** Bytes of slab chunks in use now, by slab. */
 export function slabBytesInUse(): { writing: number; kept: number } {
   return { writing: WRITING.bytesInUse, kept: KEPT.bytesInUse };
+}
+
+/**
+ * Bytes gathered piece by piece (the start of a long line, the head of an answer) in chunks of
+ * the slab for bytes in flight, each filled before the next is taken, and joined once into an
+ * array of their own.
+ */
+export class Pieces {
+  #chunks: Uint8Array[] = [];
+  #length = 0;
+
+  /** Bytes gathered. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Copies `bytes` in. */
+  push(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length;) {
+      let room = this.#chunks.length * CHUNK_BYTES - this.#length;
+      if (room === 0) {
+        this.#chunks.push(takeChunk());
+        room = CHUNK_BYTES;
+      }
+      const piece = bytes.subarray(at, at + room);
+      this.#chunks.at(-1)!.set(piece, CHUNK_BYTES - room);
+      this.#length += piece.length;
+      at += piece.length;
+    }
+  }
+
+  /** Every byte gathered, in one array of their own; empty again after. */
+  join(): Uint8Array {
+    const bytes = new Uint8Array(this.#length);
+    this.#chunks.forEach((chunk, i) => {
+      const at = i * CHUNK_BYTES;
+      bytes.set(chunk.subarray(0, Math.min(CHUNK_BYTES, this.#length - at)), at);
+    });
+    this.release();
+    return bytes;
+  }
+
+  /** Gives the chunks back, dropping what they held. */
+  release(): void {
+    for (const chunk of this.#chunks) giveChunk(chunk);
+    this.#chunks = [];
+    this.#length = 0;
+  }
 }

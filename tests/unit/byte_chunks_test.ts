@@ -1,9 +1,16 @@
-// Output logs keep their bytes in two slabs (see src/tmux/log_chunks.ts): each test counts what it
-// takes of them against what was in use before it (other tests' logs may still hold chunks), and
-// runs without awaiting, so no collected log gives chunks back meanwhile.
+// Output logs, and what is read in pieces, keep their bytes in two slabs (see
+// src/tmux/byte_chunks.ts): each test counts what it takes of them against what was in use before
+// it (other tests' logs may still hold chunks), and runs without awaiting, so no collected log
+// gives chunks back meanwhile.
 
 import { assert, assertEquals } from "../deps.ts";
-import { CHUNK_BYTES, giveChunk, slabBytesInUse, takeChunk } from "../../src/tmux/log_chunks.ts";
+import {
+  CHUNK_BYTES,
+  giveChunk,
+  Pieces,
+  slabBytesInUse,
+  takeChunk,
+} from "../../src/tmux/byte_chunks.ts";
 import { OutputLog } from "../../src/tmux/output_log.ts";
 import { OutputStore } from "../../src/tmux/run/run_output.ts";
 
@@ -70,4 +77,17 @@ Deno.test("a chunk given back twice is freed once", () => {
   giveChunk(b);
   giveChunk(c);
   assertEquals(slabBytesInUse(), before);
+});
+
+Deno.test("pieces fill a chunk before taking the next, join in order, and give every chunk back", () => {
+  const before = slabBytesInUse();
+  const pieces = new Pieces();
+  const bytes = new Uint8Array(150_000).map((_, i) => i % 251);
+  for (let at = 0; at < bytes.length; at += 1000) pieces.push(bytes.subarray(at, at + 1000));
+  assertEquals(slabBytesInUse().writing - before.writing, 3 * CHUNK_BYTES);
+  assertEquals(Array.from(pieces.join()), Array.from(bytes));
+  assertEquals(slabBytesInUse(), before);
+  pieces.push(bytes);
+  pieces.release();
+  assertEquals([pieces.length, slabBytesInUse()], [0, before]);
 });
