@@ -15,6 +15,13 @@
 /** Bytes in a chunk. */
 export const CHUNK_BYTES = 64 * 1024;
 
+/**
+ * Chunks a slab that none is in use keeps, when no more of its chunks were ever used: a slab is
+ * not asked for and let go again for each small answer (a new one costs a collection, sooner or
+ * later), and its pages touched stay few.
+ */
+const IDLE_CHUNKS = 16;
+
 /** Chunks of one slab, handed out and taken back. */
 class ChunkSlab {
   readonly #chunks: number;
@@ -24,6 +31,8 @@ class ChunkSlab {
   /** 1 where a chunk is in use, so one given back twice is not freed twice. */
   #taken = new Uint8Array(0);
   #used = 0;
+  /** Chunks of the buffer ever handed out: the lowest first, and the last given back reused. */
+  #touched = 0;
 
   constructor(chunks: number) {
     this.#chunks = chunks;
@@ -36,11 +45,13 @@ class ChunkSlab {
       this.#taken = new Uint8Array(this.#chunks);
       this.#free = [];
       for (let i = this.#chunks - 1; i >= 0; i--) this.#free.push(i);
+      this.#touched = 0;
     }
     const index = this.#free.pop();
     if (index === undefined) return null;
     this.#taken[index] = 1;
     this.#used++;
+    this.#touched = Math.max(this.#touched, index + 1);
     return new Uint8Array(this.#buffer, index * CHUNK_BYTES, CHUNK_BYTES);
   }
 
@@ -49,14 +60,17 @@ class ChunkSlab {
     return this.#buffer !== null && chunk.buffer === this.#buffer;
   }
 
-  /** Takes a chunk back (the slab goes once none is in use); false when it is not this slab's. */
+  /**
+   * Takes a chunk back (the slab goes once none is in use, unless it was only ever lightly used);
+   * false when it is not this slab's.
+   */
   give(chunk: Uint8Array): boolean {
     if (!this.owns(chunk)) return false;
     const index = chunk.byteOffset / CHUNK_BYTES;
     if (this.#taken[index] === 0) return true;
     this.#taken[index] = 0;
     this.#free.push(index);
-    if (--this.#used === 0) this.#buffer = null;
+    if (--this.#used === 0 && this.#touched > IDLE_CHUNKS) this.#buffer = null;
     return true;
   }
 

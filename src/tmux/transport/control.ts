@@ -136,14 +136,19 @@ interface Block {
 }
 
 /**
- * Adds a line to a block of ours: cut to what the command wants of each line, and kept only
- * while the block holds at most {@linkcode MAX_ANSWER_BYTES} (past that it is refused, so the
- * rest is only counted). Others' blocks are dropped at their end: nothing of them is kept.
+ * Adds a line (`bytes` long as read) to a block of ours: cut to what the command wants of each
+ * line, and kept only while the block holds at most {@linkcode MAX_ANSWER_BYTES} (past that it
+ * is refused, so the rest is only counted). Others' blocks are dropped at their end: nothing of
+ * them is kept.
  */
-function addLine(block: Block, line: string, maxLineBytes: number | null): void {
+function addLine(
+  block: Block,
+  line: { text: string; bytes: number },
+  maxLineBytes: number | null,
+): void {
   if (!block.mine) return;
-  const kept = maxLineBytes === null ? line : line.slice(0, maxLineBytes);
-  block.bytes += kept.length + 1;
+  const kept = maxLineBytes === null ? line.text : line.text.slice(0, maxLineBytes);
+  block.bytes += (maxLineBytes === null ? line.bytes : Math.min(line.bytes, maxLineBytes)) + 1;
   if (block.bytes > MAX_ANSWER_BYTES) block.over = true;
   else block.lines.push(kept);
 }
@@ -190,7 +195,11 @@ async function readLoop(
       const closes = (fields[0] === "%end" || fields[0] === "%error") && fields.length === 4 &&
         fields[1] === block.time && fields[2] === block.number;
       if (!closes) {
-        addLine(block, line, control.queue[0]?.maxLineBytes ?? null);
+        addLine(
+          block,
+          { text: line, bytes: bytes.length },
+          control.queue[0]?.maxLineBytes ?? null,
+        );
         block.cut ||= cut;
         continue;
       }

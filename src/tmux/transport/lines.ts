@@ -42,13 +42,11 @@ export async function* readLines(
   const reader = chunkReader(stream);
   // The start of the current line, from earlier chunks (copies: the read buffer is reused).
   const pieces = new Pieces();
-  let started = false;
   let dropped = 0;
   const keep = (piece: Uint8Array): void => {
     const take = Math.min(piece.length, max - pieces.length);
     if (take > 0) pieces.push(piece.subarray(0, take));
     dropped += piece.length - take;
-    started = true;
   };
   try {
     for (let chunk = await reader.read(); chunk !== null; chunk = await reader.read()) {
@@ -56,14 +54,14 @@ export async function* readLines(
       for (let end = chunk.indexOf(NEWLINE); end >= 0; end = chunk.indexOf(NEWLINE, from)) {
         const piece = chunk.subarray(from, end);
         from = end + 1;
-        if (!started && piece.length <= max) {
+        // No line begun in an earlier chunk (only a non-empty rest is kept, or counted).
+        if (pieces.length === 0 && dropped === 0 && piece.length <= max) {
           yield piece;
           continue;
         }
         keep(piece);
         const line = pieces.join();
         if (dropped > 0) options.onCut?.(dropped);
-        started = false;
         dropped = 0;
         yield line;
       }
