@@ -66,8 +66,8 @@ const EDITOR_ONLY: ReadonlySet<string> = new Set(["fish", "nu", "elvish", "xonsh
 const SETTLE_LOOKS = 10;
 const SETTLE_WAIT_MS = 25;
 
-/** How often a shell not reading with its line editor is looked at again: about a second. */
-const READING_LOOKS = 40;
+/** How long a shell not reading with its line editor is looked at again, at most. */
+const READING_WAIT_MS = 1000;
 
 /** Shells that run their programs in their own process group: a child there has the terminal. */
 const NO_JOB_CONTROL: ReadonlySet<string> = new Set(["rc", "elvish", "xonsh"]);
@@ -190,6 +190,8 @@ export interface PaneShellOptions {
   bracketPaste?: string;
   /** No run of ours holds the pane (its mark is clear): one of ours in front is finishing. */
   runsOver?: boolean;
+  /** The time left of the run's timeout, in ms: a shell not reading is looked at no longer. */
+  waitMs?: number;
 }
 
 /** The key a pane's looked-at shell is cached under. */
@@ -257,6 +259,10 @@ export async function paneShell(
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
   // where a control client would get it outside the command's block.
   let shell: PaneShell = fromName(name);
+  // Over ssh a look costs a round trip or two: the wait is counted in time, not looks.
+  const reading = AbortSignal.timeout(
+    Math.max(0, Math.min(READING_WAIT_MS, options.waitMs ?? READING_WAIT_MS)),
+  );
   for (let looks = 1;; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
@@ -273,10 +279,10 @@ export async function paneShell(
     // so is a shell on its way back to its line editor.
     const settling = shell.kind === "not_reading" ||
       shell.kind === "other" && [OURS, CHILD].some((p) => rest.startsWith(p));
-    const limit = shell.kind === "not_reading" ? READING_LOOKS : SETTLE_LOOKS;
+    const more = shell.kind === "not_reading" ? !reading.aborted : looks < SETTLE_LOOKS;
     // The call's deadline ends the looking with what the last look saw.
     const deadline = callDeadline();
-    if (!settling || !options.runsOver || looks >= limit || deadline?.aborted) break;
+    if (!settling || !options.runsOver || !more || deadline?.aborted) break;
     await delay(SETTLE_WAIT_MS, { signal: deadline });
     if (deadline?.aborted) break;
   }

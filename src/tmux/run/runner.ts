@@ -161,6 +161,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         readerUnknown: lineEditorUnknown(socket, { sessionId: state.session_id, paneId }),
         bracketPaste: state.bracket_paste_flag,
         runsOver: running === "",
+        waitMs: started + request.timeout * 1000 - Date.now(),
       })
       : null;
     if (kind === "unsupported_shell" || shell?.kind === "unsupported") {
