@@ -131,3 +131,46 @@ for (const place of ["this", "another"] as const) {
     });
   }
 }
+
+for (
+  const [startup, rc] of [
+    ["runs a program", "PS1='$ '; sleep 2\n"],
+    ["spins in a builtin loop", "PS1='$ '; SECONDS=0; while [ $SECONDS -lt 1 ]; do :; done\n"],
+  ]
+) {
+  Deno.test(`a line typed ahead while the shell ${startup} at its start is read first: the run after it is never called unread, nor run after "not started"`, async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const file = await Deno.makeTempFile();
+      const rcFile = await Deno.makeTempFile();
+      await Deno.writeTextFile(rcFile, rc);
+      try {
+        const pane = (await tmux.run(
+          ...["new-window", "-d", "-P", "-F", "#{pane_id}"],
+          `bash --noprofile --rcfile ${rcFile}`,
+        )).trim();
+        // The terminal echoes it at once; bash reads it once its line editor starts.
+        await tmux.run("send-keys", "-t", pane, "-l", `echo AHEAD >> ${file}`);
+        await tmux.run("send-keys", "-t", pane, "Enter");
+        const result = await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: pane, command: `echo RAN; echo RAN >> ${file}`, timeout: 10 },
+        }) as CallToolResult;
+        const out = result.structuredContent as Json;
+        await until("the prompt after the line typed ahead", async () => {
+          const screen = await tmux.run("capture-pane", "-p", "-t", pane);
+          return screen.trimEnd().endsWith("$") && (await Deno.readTextFile(file)) !== "";
+        });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const lines = (await Deno.readTextFile(file)).trim().split("\n");
+        if (out.started === false) {
+          assertEquals(lines, ["AHEAD"], `ran after "not started": ${JSON.stringify(out)}`);
+        } else {
+          assertEquals([out.exit_status, out.output, lines], [0, ["RAN"], ["AHEAD", "RAN"]]);
+        }
+      } finally {
+        await Deno.remove(file);
+        await Deno.remove(rcFile);
+      }
+    });
+  });
+}

@@ -19,10 +19,11 @@ import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "
 
 /**
  * What a pane runs, as run_command drives it; `not_reading`: a shell that reads command lines only
- * through its line editor, and is not reading one.
+ * through its line editor, and is not reading one. A POSIX shell seen with its terminal canonical
+ * (`cooked`: no line editor reading yet, or none at all) echoes a line through the terminal.
  */
 export type PaneShell =
-  | { kind: "posix" }
+  | { kind: "posix"; cooked?: boolean }
   | { kind: "launched"; shell: ShellProgram }
   | { kind: "unsupported"; name: string }
   | { kind: "other" }
@@ -274,6 +275,11 @@ export async function paneShell(
     if (cooked && shell.kind === "launched" && EDITOR_ONLY.has(shell.shell.kind)) {
       shell = { kind: "not_reading" };
     }
+    if (cooked && shell.kind === "posix") {
+      // Canonical with a child in the shell's group: a shell before its job control (running
+      // its startup file) waits for a program, which would read the line.
+      shell = rest.startsWith(CHILD) ? { kind: "other" } : { kind: "posix", cooked: true };
+    }
     // Right after a run a shell without job control may still have a child of its own (xonsh's
     // between commands): that, like our sh finishing, is looked at again before calling it busy;
     // so is a shell on its way back to its line editor.
@@ -287,7 +293,8 @@ export async function paneShell(
     if (deadline?.aborted) break;
   }
   // A script ends, and the name may be a shell's again: only a shell is remembered.
-  if (shell.kind !== "other" && shell.kind !== "not_reading") options.cache.set(key, shell);
+  if (shell.kind === "posix") options.cache.set(key, { kind: "posix" });
+  else if (shell.kind !== "other" && shell.kind !== "not_reading") options.cache.set(key, shell);
   return shell;
 }
 

@@ -45,3 +45,18 @@ export async function lineEditorReading(
   }
   return true;
 }
+
+/**
+ * Whether the pane's shell's line editor reads as a line is typed: false when its terminal was
+ * seen canonical (`cooked`: no editor reads, the terminal itself echoes) or the watcher saw the
+ * editor hand it over; null when nobody knows.
+ */
+export function editorReads(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+  options: { cooked: boolean },
+): boolean | null {
+  if (options.cooked) return false;
+  const state = lineEditorState(socket, target);
+  return state === "unknown" ? null : state === "reading";
+}

@@ -58,7 +58,7 @@ import { tapOutput } from "../transport/watch.ts";
 import { cancelledRun, settle } from "./settle.ts";
 import type { RunContext } from "./results.ts";
 import { afterRun, streamEnd } from "./follow.ts";
-import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
+import { editorReads, lineEditorReading, lineEditorUnknown } from "./reading.ts";
 import { busyWith, notReading, UNREAD, unsupportedShell } from "./reasons.ts";
 function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
   let run = runner.definitions.get(socketPath);
@@ -282,7 +282,12 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       let typed = launched?.typed ??
         lineWith(tap === null || runner.functions.get(key) !== functionMark);
       const buffered = launched?.script ?? (inline ? null : request.command);
-      stream?.typing(typed);
+      const typing = {
+        editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
+          cooked: shell?.kind === "posix" && shell.cooked === true,
+        }),
+      };
+      stream?.typing(typed, typing);
       if (launched !== null) stream?.expectRefusals(launched.refusals);
       // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
       // collectable by its run_id.
@@ -334,7 +339,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         // A shell started in the pane since the function was defined: the line again, with it.
         typed = lineWith(true);
         stream = new RunStream(names, output, run.name);
-        stream.typing(typed);
+        stream.typing(typed, typing);
         await pasteLine(call, { typed, pasteFlags });
         outcome = await waitForEnd(streamEnd(stream, tap!), request, {
           started,

@@ -59,6 +59,16 @@ function markerStart(text: string, marker: string): number {
 /** How long a run's stream may lag behind its end, once the run is known to have ended. */
 export const STREAM_END_MS = 2000;
 
+/** Options for {@linkcode RunStream.typing}. */
+export interface TypingOptions {
+  /**
+   * Whether the shell's line editor reads as the line is typed: false when it is known not to
+   * (the terminal canonical, the editor not started yet), so the terminal's own echo of the line
+   * is not taken for the editor's; null or absent when not known.
+   */
+  editorReads?: boolean | null;
+}
+
 /** Collects one run's output; feed it the pane's bytes with {@linkcode RunStream.push}. */
 export class RunStream {
   #decoder = new TextDecoder();
@@ -89,6 +99,12 @@ export class RunStream {
   #editor = "";
   /** A line editor accepted a line since the typed line's echo. */
   #accepted = false;
+  /** The token of the typed line, whose echo is looked for. */
+  #token = "";
+  /** Whether a line editor reads, by its last bracketed-paste switch seen (null: not known). */
+  #editorReads: boolean | null = null;
+  /** The last of the text a switch was looked for in (a switch may come in two pieces). */
+  #switchTail = "";
   #unread: Unread | null = null;
 
   /** `functionName`: the run function the typed line calls (null: it calls none). */
@@ -154,8 +170,10 @@ export class RunStream {
    * Names the line about to be typed. The shell's answer to it comes after its echo: what comes
    * before (the prompt that a C-c or an Enter typed just earlier brings) answers something else.
    */
-  typing(line: string): void {
-    this.#echo = new EchoScan(typedToken(line, this.#channel));
+  typing(line: string, options: TypingOptions = {}): void {
+    this.#token = typedToken(line, this.#channel);
+    this.#echo = new EchoScan(this.#token);
+    this.#editorReads = options.editorReads ?? null;
   }
 
   /** What the typed launcher line prints, instead of running, when it will not run. */
@@ -233,16 +251,29 @@ export class RunStream {
   /** Whether a line editor accepted a line after the typed line's echo, and reads again. */
   #readsAgain(text: string): boolean {
     if (this.#echo === null) return false;
-    if (!this.#echo.seen) {
+    while (!this.#echo.seen) {
       const after = this.#echo.scan(text);
+      this.#followSwitches(after < 0 ? text : text.slice(0, after));
       if (after < 0) return false;
       text = text.slice(after);
+      // Echoed by the terminal (canonical, typed ahead of a line editor not reading yet): the
+      // editor shows the line again when it reads it, after any line typed before it.
+      if (this.#editorReads === false) this.#echo = new EchoScan(this.#token);
     }
     const window = this.#editor = (this.#editor + text).slice(-BEFORE_MAX);
     // An accept that slid out of the window came before everything in it.
     const off = window.lastIndexOf(BRACKET_OFF);
     this.#accepted ||= off >= 0;
     return this.#accepted && window.lastIndexOf(BRACKET_ON) > off;
+  }
+
+  /** Follows the line editor's bracketed-paste switches through `text`. */
+  #followSwitches(text: string): void {
+    const seen = this.#switchTail + text;
+    const on = seen.lastIndexOf(BRACKET_ON);
+    const off = seen.lastIndexOf(BRACKET_OFF);
+    if (on >= 0 || off >= 0) this.#editorReads = on > off;
+    this.#switchTail = seen.slice(-(BRACKET_ON.length - 1));
   }
 
   /** Reads the status of an end marker at the start of `text`, or keeps it for more bytes. */
