@@ -20,6 +20,11 @@ function listenError(error: unknown, http: { host: string; port: number }): stri
   return `cannot listen on ${address}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+/** Said on a terminal, where a server waiting silently for a client looks hung. */
+const WAITING = `tmux-mcp ${SERVER_INFO.version}: an MCP server, waiting for an MCP client on ` +
+  "stdin and stdout (a client starts it; see the README's client setup). To try it by hand: " +
+  "npx @modelcontextprotocol/inspector <this command>. --help lists the flags; Ctrl-C ends it.";
+
 async function main(args: string[]): Promise<number> {
   let start;
   try {
@@ -76,6 +81,7 @@ async function main(args: string[]): Promise<number> {
     stopTransport = () => http.shutdown();
     await http.finished;
   } else {
+    if (Deno.stdin.isTerminal()) console.error(WAITING);
     // Closed by the client going away (end of input) or by stop().
     const server = await connectServer(context, new StdioLineTransport());
     const closed = new Promise<void>((resolve) => server.server.onclose = resolve);

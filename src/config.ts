@@ -7,7 +7,7 @@
 import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
-import { DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
+import { checkToolNames, DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
 import { randomHex } from "./hex.ts";
 import { isLoopback } from "./net.ts";
 import { parseRemote, type RemoteHost, type Scope, SOCKET_NAME } from "./tmux/mod.ts";
@@ -44,11 +44,20 @@ function policyFrom(flags: Flags, warnings: string[]): ToolPolicy {
   return {
     tier,
     toolsets: toolsets === undefined ? DEFAULT_TOOLSETS : parseToolsets(toolsets),
-    only: only === undefined ? null : nameList(only),
-    with: nameList(flags.withTools ?? permittedEnv("TMUX_MCP_WITH_TOOLS")),
-    exclude: nameList(flags.excludeTools ?? permittedEnv("TMUX_MCP_EXCLUDE_TOOLS")),
+    only: only === undefined ? null : checkToolNames(nameList(only), "--tools"),
+    with: checkToolNames(
+      nameList(flags.withTools ?? permittedEnv("TMUX_MCP_WITH_TOOLS")),
+      "--with-tools",
+    ),
+    exclude: checkToolNames(
+      nameList(flags.excludeTools ?? permittedEnv("TMUX_MCP_EXCLUDE_TOOLS")),
+      "--exclude-tools",
+    ),
   };
 }
+
+/** A variable whose permission stands for all the server's settings (TMUX_MCP_*). */
+const ENV_PROBE = "TMUX_MCP_SAFETY";
 
 /** Reads an environment variable only when permission was granted, never prompting. */
 export function permittedEnv(name: string): string | undefined {
@@ -133,6 +142,12 @@ export function configFromFlags(flags: Flags): StartConfig {
   const outputText = flags.maxOutputBytes ?? permittedEnv("TMUX_MCP_MAX_OUTPUT_BYTES") ??
     String(MAX_OUTPUT_BYTES);
   const warnings: string[] = [];
+  if (Deno.permissions.querySync({ name: "env", variable: ENV_PROBE }).state !== "granted") {
+    warnings.push(
+      "not permitted to read the environment: TMUX_MCP_* settings, if any are set, are ignored " +
+        "(grant --allow-env=TMUX_MCP_*,TMUX_PANE to use them)",
+    );
+  }
   const server: ServerConfig = {
     socketName,
     waitMaxSeconds: parseSeconds(waitText),

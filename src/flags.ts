@@ -6,6 +6,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 
 /** Parsed flags, before defaults from the environment are applied. */
 export interface Flags {
@@ -60,8 +61,7 @@ Usage: tmux-mcp [options]
   --safety TIER              readonly | mutating | destructive (default mutating; env TMUX_MCP_SAFETY);
                              an unknown tier fails closed to readonly
   --toolsets A,B             offer these toolsets (within the tier; default core; env
-                             TMUX_MCP_TOOLSETS): core, read, input, info, layout, options,
-                             channels, recovery, compat, or all
+                             TMUX_MCP_TOOLSETS), or all: see Toolsets below
   --tools A,B                offer only these tools (within the tier), whatever their toolset
   --exclude-tools A,B        never offer these tools
   --with-tools A,B           also offer these tools besides the toolsets' (run_shell_command:
@@ -94,8 +94,30 @@ Usage: tmux-mcp [options]
   --version                  print the version
   --help                     print this help
 
-Environment variables are read only when permitted (e.g. --allow-env=TMUX_MCP_SOCKET_NAME).
+Environment variables are read only when permitted (--allow-env=TMUX_MCP_*,TMUX_PANE).
+
+Toolsets and their tools:
+${toolsetLines()}
+
+This is an MCP server: an MCP client starts it and talks to it on stdin and stdout. To try it
+by hand: npx @modelcontextprotocol/inspector <this command>.
 `;
+
+/** One line per toolset, its tools wrapped under it. */
+function toolsetLines(): string {
+  const indent = " ".repeat(Math.max(...TOOLSET_NAMES.map((set) => set.length)) + 4);
+  return TOOLSET_NAMES.map((set) => {
+    const lines = [`  ${set}${indent.slice(set.length + 2)}`];
+    for (const [i, tool] of TOOLSETS[set].entries()) {
+      const word = i === TOOLSETS[set].length - 1 ? tool : `${tool},`;
+      const last = lines.length - 1;
+      const gap = lines[last] === indent || lines[last].endsWith(" ") ? "" : " ";
+      if (lines[last].length + gap.length + word.length > 99) lines.push(indent + word);
+      else lines[last] += gap + word;
+    }
+    return lines.join("\n");
+  }).join("\n");
+}
 
 /** Parses argv; throws an Error with a human message on unknown or malformed flags. */
 export function parseFlags(args: readonly string[]): Flags {

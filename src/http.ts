@@ -20,6 +20,7 @@ import {
 } from "./deps.ts";
 import { endCancelledRequests } from "./cancelled_requests.ts";
 import { serveHttp1 } from "./http_server.ts";
+import { requestIdOf } from "./request_id.ts";
 import { isLoopback, LOOPBACK_NAMES, urlHost } from "./net.ts";
 import { connectServer, type ToolContext } from "./server.ts";
 
@@ -92,6 +93,31 @@ async function refusedWithoutSession(req: Request): Promise<Response | null> {
     return jsonError(400, "bad request: no session id (a session starts with initialize)");
   }
   return null;
+}
+
+/**
+ * An error answer (status 400 and up, JSON) with `id: null` gets the id of the request it
+ * answers, when the request was one message naming one.
+ */
+async function withRequestId(request: Request | null, response: Response): Promise<Response> {
+  const json = response.headers.get("content-type")?.includes("application/json") ?? false;
+  if (request === null || response.status < 400 || !json) return response;
+  const id = requestIdOf(await request.json().catch(() => null));
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const answer = body as { id?: unknown; error?: unknown } | null;
+  const patched = id !== null && answer !== null && typeof answer === "object" &&
+      answer.id === null && answer.error !== undefined
+    ? JSON.stringify({ ...answer, id })
+    : text;
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(patched, { status: response.status, headers });
 }
 
 /** Compares two strings in time that depends only on their lengths. */
@@ -242,7 +268,14 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     return guardRequest(req, { host: options.host, port: boundPort, token: options.token ?? null });
   }
 
+  /** Answers a request; an error answer names the request's id wherever it could be read. */
   async function handle(req: Request): Promise<Response> {
+    // Read only when the answer is an error; the body is in memory already (http_server.ts).
+    const copy = req.method === "POST" ? req.clone() : null;
+    return await withRequestId(copy, await route(req));
+  }
+
+  async function route(req: Request): Promise<Response> {
     const id = req.headers.get("mcp-session-id");
     if (id === null) {
       if (req.method !== "POST") return jsonError(400, "bad request: no session id");

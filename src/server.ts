@@ -16,6 +16,7 @@ import {
 import { leanToolList } from "./lean_tool_list.ts";
 import { rejectUnknownTools } from "./tool_guard.ts";
 import { SERVER_INFO } from "./version.ts";
+import { INSTRUCTIONS } from "./instructions.ts";
 
 export type { ServerConfig, ToolContext } from "./tools/mod.ts";
 
@@ -59,8 +60,7 @@ export async function connectServer(
 ): Promise<McpServer> {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { logging: {} },
-    instructions: "Drive tmux: run_command runs a shell command in a pane and returns its exit " +
-      "status and output.",
+    instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,
   });
   // A run belongs to the session that started it, unless the operator shares them.

@@ -9,6 +9,7 @@
 
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./deps.ts";
 import { type ChunkReader, chunkReader, concatBytes } from "./streams.ts";
+import { requestIdOf } from "./request_id.ts";
 
 /** Options for {@linkcode StdioLineTransport}. */
 export interface StdioLineOptions {
@@ -99,14 +100,18 @@ export class StdioLineTransport implements Transport {
     }
     const message = JSONRPCMessageSchema.safeParse(parsed);
     if (!message.success) {
-      this.#reply(INVALID_REQUEST, "invalid request: not a JSON-RPC 2.0 message");
+      this.#reply(
+        INVALID_REQUEST,
+        "invalid request: not a JSON-RPC 2.0 message",
+        requestIdOf(parsed),
+      );
       return;
     }
     this.onmessage?.(message.data as JSONRPCMessage);
   }
 
-  #reply(code: number, message: string): void {
-    this.send({ jsonrpc: "2.0", id: null, error: { code, message } } as unknown as JSONRPCMessage)
+  #reply(code: number, message: string, id: string | number | null = null): void {
+    this.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage)
       .catch((error) => this.onerror?.(error));
   }
 

@@ -85,6 +85,13 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
   /** Whether it may destroy things (default: the destructive tier only). */
   destructive?: boolean;
   idempotent?: boolean;
+  /**
+   * One of the few tools an agent reaches for first: clients that defer tools behind a search
+   * (Claude Code) load it up front.
+   */
+  alwaysLoad?: boolean;
+  /** Its results carry pane text, up to the output ceiling: clients are told how large. */
+  paneText?: boolean;
   run(args: z.infer<z.ZodObject<I>>, call: ToolCall<T>): Promise<z.infer<z.ZodObject<O>>>;
   /** The short text block; default: compact JSON. */
   text?(result: z.infer<z.ZodObject<O>>): string;
@@ -174,6 +181,28 @@ interface ToolConfig {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
+  _meta?: Record<string, unknown>;
+}
+
+/** The most a client that honours `anthropic/maxResultSizeChars` (Claude Code) accepts. */
+const RESULT_CHARS_MAX = 500_000;
+
+/**
+ * The largest result a pane-text tool sends under the output ceiling: the text may show in both
+ * halves (structured and text), escaped in JSON, beside the result's other fields.
+ */
+export function maxResultChars(maxOutputBytes: number): number {
+  return Math.min(RESULT_CHARS_MAX, 2 * maxOutputBytes + 16 * 1024);
+}
+
+function metaOf(spec: AnyToolSpec, server: ServerConfig): Record<string, unknown> | undefined {
+  const meta: Record<string, unknown> = {
+    ...(spec.alwaysLoad ? { "anthropic/alwaysLoad": true } : {}),
+    ...(spec.paneText
+      ? { "anthropic/maxResultSizeChars": maxResultChars(server.maxOutputBytes) }
+      : {}),
+  };
+  return Object.keys(meta).length === 0 ? undefined : meta;
 }
 
 /**
@@ -218,6 +247,7 @@ function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
         idempotentHint: spec.idempotent ?? spec.tier === "readonly",
         openWorldHint: spec.openWorld ?? false,
       },
+      _meta: metaOf(spec, server),
     };
     configs.set(spec, config);
   }

@@ -17,6 +17,7 @@ const forceSchema = z.boolean().default(false).describe(
 export const INPUT_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "send_keys",
+    alwaysLoad: true,
     target: "pane",
     tier: "mutating",
     title: "Type into a pane",

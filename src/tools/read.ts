@@ -33,6 +33,8 @@ import {
 export const READ_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "capture_pane",
+    alwaysLoad: true,
+    paneText: true,
     target: "pane",
     tier: "readonly",
     title: "Read a pane",
@@ -62,6 +64,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "capture_since",
+    paneText: true,
     target: "pane",
     tier: "readonly",
     title: "Read new pane output",
@@ -104,6 +107,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "snapshot_pane",
+    paneText: true,
     target: "pane",
     tier: "readonly",
     title: "Snapshot a pane",
@@ -140,6 +144,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "search_panes",
+    paneText: true,
     target: "session",
     lists: true,
     tier: "readonly",
@@ -197,6 +202,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "wait_for_text",
+    paneText: true,
     target: "pane",
     tier: "readonly",
     title: "Wait for text in a pane",

@@ -207,6 +207,8 @@ const shellOutput = {
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
+    alwaysLoad: true,
+    paneText: true,
     target: "pane",
     tier: "mutating",
     title: "Run a shell command in a pane",
@@ -238,6 +240,8 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "wait_for_command",
+    alwaysLoad: true,
+    paneText: true,
     target: "none",
     tier: "mutating",
     title: "Wait again for a command that timed out",
@@ -271,6 +275,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: READ_TOOL,
+    paneText: true,
     target: "none",
     tier: "readonly",
     title: "Read a command's output by line",
@@ -319,6 +324,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "run_shell_command",
+    paneText: true,
     // Its pane is named by paneId, not by the fields the declared targets read.
     target: "none",
     tier: "mutating",

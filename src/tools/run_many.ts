@@ -233,6 +233,7 @@ function render(results: Results): string {
 export const RUN_MANY_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command_many",
+    paneText: true,
     target: "none",
     tier: "mutating",
     title: "Run one shell command in many panes",

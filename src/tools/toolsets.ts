@@ -77,6 +77,24 @@ export function toolsetOf(tool: string): Toolset | undefined {
   return TOOLSET_NAMES.find((set) => (TOOLSETS[set] as readonly string[]).includes(tool));
 }
 
+/** Every tool's name, set by set. */
+export const TOOL_NAMES: readonly string[] = Object.values(TOOLSETS).flat();
+
+/**
+ * Checks names given to `--tools`, `--exclude-tools` or `--with-tools` (`flag`): an unknown one is
+ * an error naming the tools there are (a typo would otherwise hide or keep tools without a word).
+ */
+export function checkToolNames(names: readonly string[], flag: string): string[] {
+  const unknown = names.find((name) => !TOOL_NAMES.includes(name));
+  if (unknown !== undefined) {
+    throw new Error(
+      `${flag}: unknown tool ${JSON.stringify(unknown)}; the tools are ` +
+        TOOLSET_NAMES.map((set) => `${TOOLSETS[set].join(", ")} (${set})`).join("; "),
+    );
+  }
+  return [...names];
+}
+
 /**
  * Reads a `--toolsets` list: names of sets, or `all`. An unknown name is an error naming the
  * sets there are (a typo would otherwise hide tools without a word).
