@@ -14,7 +14,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { bundle, BUNDLE_DIR, SHIPPED_V8_FLAGS } from "./bundle.ts";
+import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 
 /** The targets a release ships. */
 export const TARGETS = [
@@ -24,8 +24,15 @@ export const TARGETS = [
   "aarch64-apple-darwin",
 ] as const;
 
-/** Permissions baked into every binary. */
-export const BINARY_PERMISSIONS = ["--allow-run=tmux", "--allow-net=127.0.0.1,localhost"];
+/**
+ * Permissions baked into every binary: tmux, the loopback names HTTP may bind, and the
+ * environment the server reads (its TMUX_MCP_* settings, and TMUX_PANE: the pane it runs in).
+ */
+export const BINARY_PERMISSIONS = [
+  "--allow-run=tmux",
+  "--allow-net=127.0.0.1,localhost",
+  "--allow-env=TMUX_MCP_*,TMUX_PANE",
+];
 
 /** Why a denort base binary cannot be used, or null when it can. */
 export async function denortProblem(path: string): Promise<string | null> {
@@ -88,8 +95,6 @@ export async function compileTarget(target: string, outDir: string): Promise<str
       "compile",
       `--v8-flags=${SHIPPED_V8_FLAGS}`,
       ...BINARY_PERMISSIONS,
-      // The chunks loaded on first use (HTTP, regular expressions) go in too.
-      `--include=${BUNDLE_DIR}`,
       ...["--target", target, "-o", output, entry],
     ],
     stdout: "inherit",
