@@ -5,6 +5,7 @@ import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.t
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { until } from "./helpers/tmux.ts";
+import { stepNeeding, testNeeding } from "./helpers/prerequisites.ts";
 
 type Json = Record<string, unknown>;
 
@@ -103,32 +104,37 @@ Deno.test("keys, cursors and waits as an agent uses them", async (t) => {
       assertMatch(foreign, /^invalid_argument/);
     });
 
-    await t.step("a python3 question is answered in two calls, and only when whole", async () => {
-      const repl = await tmux.newPane("python3 -q");
-      await until(
-        "python's prompt",
-        async () => (await tmux.run("capture-pane", "-p", "-t", repl)).includes(">>>"),
-      );
-      for (
-        const [question, answer] of [
-          ["6*7", "42"],
-          ["import time; time.sleep(1); print('slow', 'answer')", "slow answer"],
-          ["'>>> ' + 'x'", "'>>> x'"],
-        ]
-      ) {
-        const sent = await ok(conn, "send_keys", { pane_id: repl, text: question, enter: true });
-        const read = await ok(conn, "wait_for_text", {
-          pane_id: repl,
-          cursor: sent.cursor,
-          patterns: ["^>>> $"],
-          regex: true,
-          timeout: 10,
-        });
-        assertEquals(read.outcome, "matched");
-        assertEquals(read.lines, [answer, ">>> "], question);
-      }
-      await tmux.run("kill-pane", "-t", repl);
-    });
+    await stepNeeding(
+      t,
+      ["python3"],
+      "a python3 question is answered in two calls, and only when whole",
+      async () => {
+        const repl = await tmux.newPane("python3 -q");
+        await until(
+          "python's prompt",
+          async () => (await tmux.run("capture-pane", "-p", "-t", repl)).includes(">>>"),
+        );
+        for (
+          const [question, answer] of [
+            ["6*7", "42"],
+            ["import time; time.sleep(1); print('slow', 'answer')", "slow answer"],
+            ["'>>> ' + 'x'", "'>>> x'"],
+          ]
+        ) {
+          const sent = await ok(conn, "send_keys", { pane_id: repl, text: question, enter: true });
+          const read = await ok(conn, "wait_for_text", {
+            pane_id: repl,
+            cursor: sent.cursor,
+            patterns: ["^>>> $"],
+            regex: true,
+            timeout: 10,
+          });
+          assertEquals(read.outcome, "matched");
+          assertEquals(read.lines, [answer, ">>> "], question);
+        }
+        await tmux.run("kill-pane", "-t", repl);
+      },
+    );
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
@@ -208,7 +214,9 @@ Deno.test("no run outlives its shell's return to the prompt", async (t) => {
     });
 
     for (const shell of ["bash --norc --noprofile", "dash", "zsh -f"]) {
-      await t.step(
+      await stepNeeding(
+        t,
+        [shell.split(" ")[0]],
         `a ${shell.split(" ")[0]} started in the pane runs commands at once`,
         async () => {
           await ok(conn, "send_keys", { pane_id: pane, text: shell, enter: true });
@@ -240,60 +248,64 @@ Deno.test("no run outlives its shell's return to the prompt", async (t) => {
   });
 });
 
-Deno.test("git log prints through; with its pager on, the timeout shows less waiting", async () => {
-  const repo = await Deno.makeTempDir({ prefix: "tmux-mcp-git-" });
-  try {
-    // A hundred commits in one git process.
-    let stream = "";
-    for (let i = 1; i <= 100; i++) {
-      const message = `commit ${i}`;
-      stream += `commit refs/heads/main\ncommitter t <t@t> ${1700000000 + i} +0000\n` +
-        `data ${message.length}\n${message}\n\n`;
-    }
-    const init = await new Deno.Command("git", { args: ["init", "-q", "-b", "main", repo] })
-      .output();
-    assert(init.success, "git init");
-    const child = new Deno.Command("git", {
-      args: ["-C", repo, "fast-import", "--quiet"],
-      stdin: "piped",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stream));
-    await writer.close();
-    assert((await child.status).success, "git fast-import");
-    await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
-      // What a client's stripped environment leaves: no PAGER, so git starts less.
-      const pane = await tmux.newPane(
-        "env -u PAGER -u GIT_PAGER -u LESS PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile",
-      );
-      const command = `cd ${repo} && git log --oneline`;
-      const plain = await ok(conn, "run_command", { pane_id: pane, command, timeout: 10 });
-      assertEquals([plain.timed_out, plain.exit_status], [false, 0]);
-      assertEquals(plain.output_total_lines, 100);
-      assertEquals((plain.output as string[]).at(-1)?.endsWith("commit 1"), true);
-      const paged = await ok(conn, "run_command", {
-        pane_id: pane,
-        command,
-        pager: true,
-        timeout: 1,
+testNeeding(
+  ["git", "less"],
+  "git log prints through; with its pager on, the timeout shows less waiting",
+  async () => {
+    const repo = await Deno.makeTempDir({ prefix: "tmux-mcp-git-" });
+    try {
+      // A hundred commits in one git process.
+      let stream = "";
+      for (let i = 1; i <= 100; i++) {
+        const message = `commit ${i}`;
+        stream += `commit refs/heads/main\ncommitter t <t@t> ${1700000000 + i} +0000\n` +
+          `data ${message.length}\n${message}\n\n`;
+      }
+      const init = await new Deno.Command("git", { args: ["init", "-q", "-b", "main", repo] })
+        .output();
+      assert(init.success, "git init");
+      const child = new Deno.Command("git", {
+        args: ["-C", repo, "fast-import", "--quiet"],
+        stdin: "piped",
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(stream));
+      await writer.close();
+      assert((await child.status).success, "git fast-import");
+      await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+        // What a client's stripped environment leaves: no PAGER, so git starts less.
+        const pane = await tmux.newPane(
+          "env -u PAGER -u GIT_PAGER -u LESS PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile",
+        );
+        const command = `cd ${repo} && git log --oneline`;
+        const plain = await ok(conn, "run_command", { pane_id: pane, command, timeout: 10 });
+        assertEquals([plain.timed_out, plain.exit_status], [false, 0]);
+        assertEquals(plain.output_total_lines, 100);
+        assertEquals((plain.output as string[]).at(-1)?.endsWith("commit 1"), true);
+        const paged = await ok(conn, "run_command", {
+          pane_id: pane,
+          command,
+          pager: true,
+          timeout: 1,
+        });
+        assertEquals(paged.timed_out, true);
+        // less shows its prompt, the result says what to send.
+        assertEquals((paged.output as string[]).at(-1), ":");
+        const result = await conn.client.callTool({
+          name: "wait_for_command",
+          arguments: { run_id: paged.run_id, timeout: 0.2 },
+        }) as CallToolResult;
+        assertMatch(textOf(result), /a pager's ':' or '\(END\)' wants \['q'\]/);
+        await ok(conn, "send_keys", { pane_id: pane, keys: ["q"] });
+        const done = await ok(conn, "wait_for_command", { run_id: paged.run_id, timeout: 10 });
+        assertEquals(done.exit_status, 0);
+        await assertNoLeftovers(tmux, conn.serverPid);
       });
-      assertEquals(paged.timed_out, true);
-      // less shows its prompt, the result says what to send.
-      assertEquals((paged.output as string[]).at(-1), ":");
-      const result = await conn.client.callTool({
-        name: "wait_for_command",
-        arguments: { run_id: paged.run_id, timeout: 0.2 },
-      }) as CallToolResult;
-      assertMatch(textOf(result), /a pager's ':' or '\(END\)' wants \['q'\]/);
-      await ok(conn, "send_keys", { pane_id: pane, keys: ["q"] });
-      const done = await ok(conn, "wait_for_command", { run_id: paged.run_id, timeout: 10 });
-      assertEquals(done.exit_status, 0);
-      await assertNoLeftovers(tmux, conn.serverPid);
-    });
-  } finally {
-    await Deno.remove(repo, { recursive: true });
-  }
-});
+    } finally {
+      await Deno.remove(repo, { recursive: true });
+    }
+  },
+);
 
 Deno.test("the smaller points: directories, no server, case, names, busy panes", async (t) => {
   await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {

@@ -6,6 +6,7 @@ import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { type TestTmux, until } from "./helpers/tmux.ts";
 import { withLab } from "./helpers/lab.ts";
+import { SSH, testNeeding } from "./helpers/prerequisites.ts";
 
 type Json = Record<string, unknown>;
 
@@ -54,41 +55,48 @@ Deno.test("a 32 MB pane option neither stalls the server nor stops the pane's ru
   });
 });
 
-Deno.test("a host whose tmux floods (a 20 MB line, 20 MB on stderr) gets a short error; local calls go on meanwhile", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-flood-" });
-  try {
-    // Stand-ins for the remote tmux: one writes a 20 MB line, one 20 MB of standard error.
-    await Deno.writeTextFile(
-      `${dir}/line`,
-      "#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\0' a\necho\nexit 1\n",
-    );
-    await Deno.writeTextFile(
-      `${dir}/err`,
-      "#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\0' e >&2\nexit 1\n",
-    );
-    await Deno.chmod(`${dir}/line`, 0o755);
-    await Deno.chmod(`${dir}/err`, 0o755);
-    await withLab({
-      hosts: (sshd) => [
-        `line=ssh:${sshd.aliases.ok}?tmux=${dir}/line`,
-        `err=ssh:${sshd.aliases.ok}?tmux=${dir}/err`,
-      ],
-    }, async ({ conn, local }) => {
-      for (const host of ["line", "err"]) {
-        let flooding = true;
-        const remote = call(conn, "list_sessions", { host }).finally(() => flooding = false);
-        // Local calls are answered while the host's flood is read.
-        const localDuring = await call(conn, "list_sessions", {});
-        const answeredDuring = flooding;
-        const result = await remote;
-        assertEquals(result.isError, true, `${host}: ${textOf(result).slice(0, 200)}`);
-        assert(textOf(result).length < 1500, `${host}: a ${textOf(result).length}-character error`);
-        assert(!localDuring.isError, textOf(localDuring));
-        assert(answeredDuring, `${host}: the local call waited for the flood`);
-      }
-      await assertNoLeftovers(local, conn.serverPid);
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+testNeeding(
+  SSH,
+  "a host whose tmux floods (a 20 MB line, 20 MB on stderr) gets a short error; local calls go on meanwhile",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-flood-" });
+    try {
+      // Stand-ins for the remote tmux: one writes a 20 MB line, one 20 MB of standard error.
+      await Deno.writeTextFile(
+        `${dir}/line`,
+        "#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\0' a\necho\nexit 1\n",
+      );
+      await Deno.writeTextFile(
+        `${dir}/err`,
+        "#!/bin/sh\nhead -c 20000000 /dev/zero | tr '\\0' e >&2\nexit 1\n",
+      );
+      await Deno.chmod(`${dir}/line`, 0o755);
+      await Deno.chmod(`${dir}/err`, 0o755);
+      await withLab({
+        hosts: (sshd) => [
+          `line=ssh:${sshd.aliases.ok}?tmux=${dir}/line`,
+          `err=ssh:${sshd.aliases.ok}?tmux=${dir}/err`,
+        ],
+      }, async ({ conn, local }) => {
+        for (const host of ["line", "err"]) {
+          let flooding = true;
+          const remote = call(conn, "list_sessions", { host }).finally(() => flooding = false);
+          // Local calls are answered while the host's flood is read.
+          const localDuring = await call(conn, "list_sessions", {});
+          const answeredDuring = flooding;
+          const result = await remote;
+          assertEquals(result.isError, true, `${host}: ${textOf(result).slice(0, 200)}`);
+          assert(
+            textOf(result).length < 1500,
+            `${host}: a ${textOf(result).length}-character error`,
+          );
+          assert(!localDuring.isError, textOf(localDuring));
+          assert(answeredDuring, `${host}: the local call waited for the flood`);
+        }
+        await assertNoLeftovers(local, conn.serverPid);
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

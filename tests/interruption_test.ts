@@ -25,7 +25,7 @@ import { withLab } from "./helpers/lab.ts";
 import { startServer, textOf } from "./helpers/mcp.ts";
 import { seededRandom } from "./helpers/random.ts";
 import { controlClients, output, signal } from "./helpers/processes.ts";
-import { installed } from "./helpers/shells.ts";
+import { installed, SSH, testNeeding } from "./helpers/prerequisites.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
@@ -281,10 +281,10 @@ async function sequence(world: World, seed: number, shells: string[], tally: Tal
   }
 }
 
-async function shellsHere(): Promise<string[]> {
+function shellsHere(): string[] {
   const found: string[] = [];
   for (const [name, shell] of Object.entries(DIALECTS)) {
-    if (await installed(shell.program)) found.push(name);
+    if (installed(shell.program)) found.push(name);
   }
   return found;
 }
@@ -327,7 +327,7 @@ function newTally(): Tally {
 const SERVER_ARGS = ["--wait-max-seconds", String(WAIT_MAX_SECONDS)];
 
 Deno.test("randomized interruptions keep every invariant (local panes)", async () => {
-  const shells = await shellsHere();
+  const shells = shellsHere();
   const tmux = await startTmux();
   const tally = newTally();
   try {
@@ -346,8 +346,8 @@ Deno.test("randomized interruptions keep every invariant (local panes)", async (
   }
 });
 
-Deno.test("randomized interruptions keep every invariant (panes over ssh)", async () => {
-  const shells = await shellsHere();
+testNeeding(SSH, "randomized interruptions keep every invariant (panes over ssh)", async () => {
+  const shells = shellsHere();
   const tally = newTally();
   try {
     await withLab({ extraArgs: SERVER_ARGS }, async ({ conn, remote, sshd }) => {

@@ -1,11 +1,12 @@
 // run_command in the shells that are not POSIX shells: fish, nushell, tcsh, csh, elvish, xonsh and
 // rc. Each command is written in the pane's own shell language and run by that shell. .ci/run
-// installs every one of them: a machine without one fails here, saying which.
+// installs every one of them (scripts/install_test_prerequisites.sh).
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, withServer } from "./helpers/mcp.ts";
 import { type TestTmux, until } from "./helpers/tmux.ts";
+import { testNeeding } from "./helpers/prerequisites.ts";
 
 interface RunResult {
   shell: string | null;
@@ -138,12 +139,8 @@ async function withShell(
 }
 
 for (const [name, shell] of Object.entries(CASES)) {
-  Deno.test(`run_command in ${name}: status, output, C-c, several lines, non-ASCII`, async () => {
-    const found = await new Deno.Command("sh", {
-      args: ["-c", `command -v ${shell.program}`],
-      stdout: "null",
-    }).output();
-    assert(found.success, `${shell.program} is not installed (.ci/run installs it)`);
+  const test = `run_command in ${name}: status, output, C-c, several lines, non-ASCII`;
+  testNeeding([shell.program], test, async () => {
     await withShell(shell, {}, async (conn, tmux, pane, home) => {
       const run = (command: string, extra: Record<string, unknown> = {}) =>
         call(conn, "run_command", { pane_id: pane, command, timeout: 20, ...extra });
@@ -227,62 +224,77 @@ Deno.test("a shell run_command cannot drive is refused, saying what to do", asyn
   });
 });
 
-Deno.test("without the byte stream (--no-control) a launched shell's run is cut from the screen", async () => {
-  await withShell(CASES.fish, { extraArgs: ["--no-control"] }, async (conn, tmux, pane) => {
-    const run = await call(conn, "run_command", {
-      pane_id: pane,
-      command: "echo one; echo 'héllo 🚀'; exit 3",
+testNeeding(
+  ["fish"],
+  "without the byte stream (--no-control) a launched shell's run is cut from the screen",
+  async () => {
+    await withShell(CASES.fish, { extraArgs: ["--no-control"] }, async (conn, tmux, pane) => {
+      const run = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "echo one; echo 'héllo 🚀'; exit 3",
+      });
+      // Found by the end of its typed line (which names no run), so nothing of it is output.
+      assertEquals([run.exit_status, run.output], [3, ["one", "héllo 🚀"]]);
+      await assertNoLeftovers(tmux, conn.serverPid);
     });
-    // Found by the end of its typed line (which names no run), so nothing of it is output.
-    assertEquals([run.exit_status, run.output], [3, ["one", "héllo 🚀"]]);
-    await assertNoLeftovers(tmux, conn.serverPid);
-  });
-});
+  },
+);
 
-Deno.test("a launched shell's directory and environment changes stay inside the run", async () => {
-  await withShell(CASES.fish, {}, async (conn, _tmux, pane) => {
-    const before = await call(conn, "run_command", { pane_id: pane, command: "pwd" });
-    const changed = await call(conn, "run_command", {
-      pane_id: pane,
-      command: "cd /; set -gx LEFT_BEHIND 1; function left_behind; end; pwd",
+testNeeding(
+  ["fish"],
+  "a launched shell's directory and environment changes stay inside the run",
+  async () => {
+    await withShell(CASES.fish, {}, async (conn, _tmux, pane) => {
+      const before = await call(conn, "run_command", { pane_id: pane, command: "pwd" });
+      const changed = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "cd /; set -gx LEFT_BEHIND 1; function left_behind; end; pwd",
+      });
+      assertEquals(changed.output, ["/"]);
+      const after = await call(conn, "run_command", {
+        pane_id: pane,
+        command: 'pwd; echo "[$LEFT_BEHIND]"; functions -q left_behind; or echo no function',
+      });
+      assertEquals(after.output, [...before.output, "[]", "no function"]);
     });
-    assertEquals(changed.output, ["/"]);
-    const after = await call(conn, "run_command", {
-      pane_id: pane,
-      command: 'pwd; echo "[$LEFT_BEHIND]"; functions -q left_behind; or echo no function',
-    });
-    assertEquals(after.output, [...before.output, "[]", "no function"]);
-  });
-});
+  },
+);
 
-Deno.test("a launched shell's run whose sh is killed ends at once, the signal named", async () => {
-  const pids = async (pattern: string) => {
-    const out = await new Deno.Command("pgrep", { args: ["-f", pattern], stdout: "piped" })
-      .output();
-    return new TextDecoder().decode(out.stdout).trim().split("\n").filter((pid) => pid !== "");
-  };
-  const parent = async (pid: string) => {
-    const out = await new Deno.Command("ps", { args: ["-o", "ppid=", "-p", pid], stdout: "piped" })
-      .output();
-    return new TextDecoder().decode(out.stdout).trim();
-  };
-  await withShell(CASES.fish, {}, async (conn, tmux, pane) => {
-    const slow = await call(conn, "run_command", {
-      pane_id: pane,
-      command: "sleep 1003",
-      timeout: 1,
+testNeeding(
+  ["fish"],
+  "a launched shell's run whose sh is killed ends at once, the signal named",
+  async () => {
+    const pids = async (pattern: string) => {
+      const out = await new Deno.Command("pgrep", { args: ["-f", pattern], stdout: "piped" })
+        .output();
+      return new TextDecoder().decode(out.stdout).trim().split("\n").filter((pid) => pid !== "");
+    };
+    const parent = async (pid: string) => {
+      const out = await new Deno.Command("ps", {
+        args: ["-o", "ppid=", "-p", pid],
+        stdout: "piped",
+      })
+        .output();
+      return new TextDecoder().decode(out.stdout).trim();
+    };
+    await withShell(CASES.fish, {}, async (conn, tmux, pane) => {
+      const slow = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "sleep 1003",
+        timeout: 1,
+      });
+      assertEquals(slow.timed_out, true);
+      // sleep's parent is `fish -c`, whose parent is the launcher's subshell.
+      const [sleeper] = await pids("^sleep 1003$");
+      const subshell = await parent(await parent(sleeper));
+      Deno.kill(Number(subshell), "SIGKILL");
+      Deno.kill(Number(sleeper), "SIGKILL");
+      const ended = await call(conn, "wait_for_command", { run_id: slow.run_id, timeout: 10 });
+      assertEquals([ended.timed_out, ended.exit_status], [false, null]);
+      assertMatch((ended as unknown as { no_status_reason: string }).no_status_reason, /SIGKILL/);
+      const next = await call(conn, "run_command", { pane_id: pane, command: "echo next" });
+      assertEquals([next.exit_status, next.output], [0, ["next"]]);
+      await assertNoLeftovers(tmux, conn.serverPid);
     });
-    assertEquals(slow.timed_out, true);
-    // sleep's parent is `fish -c`, whose parent is the launcher's subshell.
-    const [sleeper] = await pids("^sleep 1003$");
-    const subshell = await parent(await parent(sleeper));
-    Deno.kill(Number(subshell), "SIGKILL");
-    Deno.kill(Number(sleeper), "SIGKILL");
-    const ended = await call(conn, "wait_for_command", { run_id: slow.run_id, timeout: 10 });
-    assertEquals([ended.timed_out, ended.exit_status], [false, null]);
-    assertMatch((ended as unknown as { no_status_reason: string }).no_status_reason, /SIGKILL/);
-    const next = await call(conn, "run_command", { pane_id: pane, command: "echo next" });
-    assertEquals([next.exit_status, next.output], [0, ["next"]]);
-    await assertNoLeftovers(tmux, conn.serverPid);
-  });
-});
+  },
+);

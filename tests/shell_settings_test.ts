@@ -3,7 +3,7 @@
 
 import { assertEquals, type CallToolResult } from "./deps.ts";
 import { withServer } from "./helpers/mcp.ts";
-import { installed } from "./helpers/shells.ts";
+import { needs } from "./helpers/prerequisites.ts";
 import { waitForPrompt } from "./helpers/tmux.ts";
 
 const SHELLS: Record<string, string> = {
@@ -20,9 +20,10 @@ const SETTINGS: Record<string, string> = {
 };
 
 for (const [name, command] of Object.entries(SHELLS)) {
+  const test = `a ${name} with set -e (and -u, an ERR trap) survives failing runs`;
   Deno.test({
-    name: `a ${name} with set -e (and -u, an ERR trap) survives failing runs`,
-    ignore: !(await installed(name)),
+    name: test,
+    ...needs(test, name),
     async fn() {
       await withServer("stdio", {}, async (conn, tmux) => {
         const pane = await tmux.newPane(command);

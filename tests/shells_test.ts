@@ -3,7 +3,7 @@
 import { assertEquals, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { withServer } from "./helpers/mcp.ts";
-import { installed } from "./helpers/shells.ts";
+import { needs } from "./helpers/prerequisites.ts";
 import { waitForPrompt } from "./helpers/tmux.ts";
 
 const SHELLS: Record<string, string> = {
@@ -12,10 +12,10 @@ const SHELLS: Record<string, string> = {
 };
 
 for (const [name, command] of Object.entries(SHELLS)) {
+  const test = `run_command in ${name}`;
   Deno.test({
-    name: `run_command in ${name}`,
-    // .ci/run installs both; a machine without one reports the test as ignored.
-    ignore: !(await installed(name)),
+    name: test,
+    ...needs(test, name),
     async fn() {
       await withServer("stdio", {}, async (conn, tmux) => {
         const pane = await tmux.newPane(command);

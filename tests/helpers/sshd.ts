@@ -77,6 +77,7 @@ async function startIn(dir: string): Promise<TestSshd> {
     await Deno.mkdir("/run/sshd", { recursive: true, mode: 0o755 });
   }
   const port = freePort();
+  const tmpdir = Deno.env.get("TMUX_TMPDIR");
   await Deno.writeTextFile(
     `${dir}/sshd_config`,
     [
@@ -91,7 +92,8 @@ async function startIn(dir: string): Promise<TestSshd> {
       "StrictModes no",
       // A login shell with SHLVL set reads no ~/.bashrc over ssh (this machine's can block for
       // a minute): the tests measure our server, not the account's startup files.
-      "SetEnv SHLVL=1",
+      // The host's tmux keeps its sockets where the tests' own tmux does.
+      `SetEnv SHLVL=1${tmpdir ? ` TMUX_TMPDIR=${tmpdir}` : ""}`,
       "",
     ].join("\n"),
   );

@@ -81,13 +81,13 @@ export async function startTmux(): Promise<TestTmux> {
     "main",
     "window-size",
   );
-  const [paneId, serverPid] = (await tmux(
+  const [paneId, serverPid, socketPath] = (await tmux(
     socketName,
     "display-message",
     "-p",
     "-t",
     "main",
-    "#{pane_id} #{pid}",
+    "#{pane_id} #{pid} #{socket_path}",
   )).trim().split(" ");
   await waitForPrompt(socketName, paneId);
   return {
@@ -124,6 +124,8 @@ export async function startTmux(): Promise<TestTmux> {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       if (await alive(serverPid)) Deno.kill(Number(serverPid), "SIGKILL");
+      // A killed tmux server leaves its socket file behind.
+      await Deno.remove(socketPath).catch(() => {});
     },
   };
 }
