@@ -73,14 +73,20 @@ Deno.test("safety tiers: valid names, unknown ones fail closed to readonly", () 
   const bad = configFromFlags(parseFlags(["--safety", "everything"]));
   assertEquals(bad.server.policy.tier, "readonly");
   assertMatch(bad.warnings.join(), /unknown safety tier/);
-  const lists = configFromFlags(parseFlags(["--tools", "a, b", "--exclude-tools", "c"]));
+  const lists = configFromFlags(
+    parseFlags(["--tools", "run_command, send_keys", "--exclude-tools", "kill_pane"]),
+  );
   assertEquals(lists.server.policy, {
     tier: "mutating",
     toolsets: ["core"],
-    only: ["a", "b"],
+    only: ["run_command", "send_keys"],
     with: [],
-    exclude: ["c"],
+    exclude: ["kill_pane"],
   });
+  assertMatch(
+    message(() => configFromFlags(parseFlags(["--with-tools", "run_shell_comand"]))),
+    /--with-tools: unknown tool "run_shell_comand"; the tools are run_command,/,
+  );
 });
 
 Deno.test("toolsets: named ones, all, and an unknown name refused with the list", () => {
