@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what `deno task test` needs beyond Deno: tmux; the shells the suite drives (dash zsh
-# fish tcsh csh elvish xonsh rc, and nushell); git, less and python3 for the agent scenarios (a
-# pager, a REPL); ps and pgrep (procps) for leak checks; an sshd and the ssh client for the
-# remote-host tests. Each is installed only when missing. `.ci/run`, both workflows and the
-# README run this one script.
+# fish tcsh csh elvish xonsh rc, and nushell); git, less, python3, node, sqlite3 and vim for the
+# agent scenarios (a pager, REPLs, an editor); ps and pgrep (procps) for leak checks; an sshd and
+# the ssh client for the remote-host tests. Each is installed only when missing. `.ci/run`, both
+# workflows and the README run this one script.
 #
 # Debian and Ubuntu: apt-get (as root, or through sudo). macOS: Homebrew, for what it packages;
 # the suite then runs with TMUX_MCP_SKIP_MISSING=1 and names each test it skips.
@@ -27,8 +27,9 @@ sudo_if_needed() {
 if [ "$(uname -s)" = Darwin ]; then
   # Homebrew has no rc or csh (tcsh answers as csh on macOS); sshd and ssh come with the system.
   missing=()
-  for tool in tmux dash zsh fish tcsh elvish xonsh nu git less python3; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$([ "$tool" = nu ] && echo nushell || echo "$tool")")
+  for tool in tmux dash zsh fish tcsh elvish xonsh nu git less python3 node sqlite3 vim; do
+    case "$tool" in nu) formula=nushell ;; sqlite3) formula=sqlite ;; *) formula=$tool ;; esac
+    command -v "$tool" >/dev/null 2>&1 || missing+=("$formula")
   done
   [ "${#missing[@]}" -eq 0 ] || brew install "${missing[@]}" || exit 1
   exit 0
@@ -36,9 +37,10 @@ fi
 
 # Debian and Ubuntu: each package is named like its command, but for the ones below.
 missing=()
-for tool in tmux dash zsh fish tcsh csh elvish xonsh rc git less python3; do
+for tool in tmux dash zsh fish tcsh csh elvish xonsh rc git less python3 sqlite3 vim; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v pgrep >/dev/null 2>&1 && command -v ps >/dev/null 2>&1 || missing+=(procps)
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || missing+=(openssh-client)

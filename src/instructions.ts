@@ -20,9 +20,10 @@ long one; read_command_output pages the rest). create_session makes a detached s
 pane_id run_command takes; list_panes finds existing ones. A run that timed out may still be \
 running: collect it with wait_for_command (its run_id), and retry only when started is false.
 
-For a program that reads the keyboard (a REPL, an editor, a prompt), type with send_keys and read \
-the answer with wait_for_text (patterns, from the returned cursor) or capture_pane / \
-snapshot_pane. C-c interrupts. run_command types nothing into a shell that is not reading a command \
+For a program that reads the keyboard (a REPL, an editor, a TUI, another agent), send_keys with \
+wait: {} types and returns the answer in one call: it ends at the program's prompt, after quiet, \
+or at its exit (wait_for_text waits the same ways, capture_pane and snapshot_pane read the \
+screen). C-c interrupts. run_command types nothing into a shell that is not reading a command \
 line, send_keys nothing into a pane in copy-mode (unless force): the refusal says why.
 
 Errors are values: a code (invalid_argument, not_found, tmux_unavailable, ...) and a message \

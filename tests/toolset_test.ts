@@ -348,7 +348,7 @@ Deno.test("every tool, with its refusals", async (t) => {
         ) as CallToolResult;
         assertEquals((slow.structuredContent as Json).outcome, "timeout");
         assert(progress.length >= 1, "no progress notifications");
-        await refused(conn, "wait_for_text", { pane_id: pane, patterns: [] }, "Input validation");
+        await refused(conn, "wait_for_text", { pane_id: pane, patterns: [] }, "invalid_argument");
         // While a wait runs, a watcher reports the pane's output (it stays a minute after,
         // to follow the pane between calls; nothing else is left).
         const long = ok(conn, "wait_for_text", {

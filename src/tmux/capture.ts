@@ -82,6 +82,12 @@ export async function capturePane(
   return lines;
 }
 
+/** The screen's rows as they show (not joined), trailing spaces dropped. */
+export async function screenRows(socket: TmuxSocket, paneId: string): Promise<string[]> {
+  const rows = await capturePane(socket, paneId, { start: 0, join: false });
+  return rows.map((row) => row.trimEnd());
+}
+
 /** Options for {@linkcode captureSince}. */
 export interface SinceOptions {
   /** Text about to be typed at the cursor: its echo (up to its first line end) is not output. */

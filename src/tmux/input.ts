@@ -12,8 +12,9 @@ import { chained, THEN } from "./transport/command_line.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
 import { queryPane } from "./target.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "./version.ts";
-import { captureSince } from "./capture.ts";
+import { captureSince, screenRows } from "./capture.ts";
 import { privateName } from "./names.ts";
+import { lineEditorState, watchOutput } from "./transport/watch.ts";
 
 const NAMED_KEYS = [
   "Enter",
@@ -50,6 +51,8 @@ export interface TypedInput {
   paneId: string;
   /** A `captureSince` cursor from just before the input. */
   cursor: string;
+  /** The screen's rows just before the input, when asked for (`screen`). */
+  screen?: string[];
 }
 
 /** Options for {@linkcode sendKeys}. */
@@ -62,6 +65,8 @@ export interface SendKeysOptions {
   enter: boolean;
   /** Type even into a pane in a mode (the keys then go to the mode). */
   force: boolean;
+  /** Read the screen's rows first, for a wait that reports which changed. */
+  screen?: boolean;
 }
 
 /** Checks key names: an unknown one is refused, never typed as text. */
@@ -76,27 +81,94 @@ export function checkKeyNames(keys: readonly string[]): void {
   }
 }
 
-/** Types text, then presses keys, into a pane (in one tmux command: nothing comes between). */
+/**
+ * Types text, then presses keys, into a pane. Text of several lines goes as one bracketed paste
+ * where the program asked for that (as its own paste would come); else key by key. Keys and
+ * Enter follow once the program has taken the text: an Enter that comes with the text in one read
+ * is taken for part of a paste by programs that tell pastes by timing (TUI agents), and never
+ * submits.
+ */
 export async function sendKeys(
   socket: TmuxSocket,
   paneId: string,
   options: SendKeysOptions,
 ): Promise<TypedInput> {
-  const { text, keys } = options;
+  const { keys } = options;
+  const text = options.text === "" ? null : options.text;
   if (text?.includes("\0")) throw new TmuxError("invalid_argument", "text may not hold NUL");
   checkKeyNames(keys);
-  const pane = await typable(socket, paneId, options.force);
-  const id = pane.pane_id;
-  const commands: string[][] = [];
-  if (text !== null && text !== "") commands.push(["send-keys", "-t", id, "-l", "--", text]);
-  if (keys.length > 0) commands.push(["send-keys", "-t", id, "--", ...keys]);
-  if (options.enter) commands.push(["send-keys", "-t", id, "Enter"]);
-  if (commands.length === 0) {
+  if (text === null && keys.length === 0 && !options.enter) {
     throw new TmuxError("invalid_argument", "nothing to send: give text, keys or enter");
   }
+  const pane = await typable(socket, paneId, options.force);
+  const id = pane.pane_id;
+  const after: string[][] = [];
+  if (keys.length > 0) after.push(["send-keys", "-t", id, "--", ...keys]);
+  if (options.enter) after.push(["send-keys", "-t", id, "Enter"]);
   const { cursor } = await captureSince(socket, id, null, { typed: text });
-  await runTmux(socket, chained(commands));
-  return { paneId: id, cursor };
+  const screen = options.screen ? await screenRows(socket, id) : undefined;
+  if (text !== null) {
+    const target = { sessionId: pane.session_id, paneId: id };
+    const reacted = after.length > 0 ? await outputAfter(socket, target) : null;
+    if (text.includes("\n") && asksForPaste(socket, target, pane.bracket_paste_flag)) {
+      await pasteBuffer(socket, pane, { text, bracketed: true });
+    } else {
+      await runTmux(socket, ["send-keys", "-t", id, "-l", "--", text]);
+    }
+    await reacted?.();
+  }
+  if (after.length > 0) await runTmux(socket, chained(after));
+  return { paneId: id, cursor, screen };
+}
+
+/** How long a program may take to show it took typed text, and to be still after. */
+const TAKE_MAX_MS = 500;
+const TAKEN_STILL_MS = 30;
+
+/**
+ * Subscribes to a pane's output before text is typed; the function returned resolves once output
+ * came and stopped for a moment (the program took the text), or after {@linkcode TAKE_MAX_MS}.
+ */
+async function outputAfter(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+): Promise<() => Promise<void>> {
+  let last = 0;
+  let wake: (() => void) | null = null;
+  const leave = await watchOutput(socket, target, () => {
+    last = Date.now();
+    wake?.();
+  });
+  return async () => {
+    const deadline = Date.now() + TAKE_MAX_MS;
+    try {
+      while (Date.now() < deadline && (last === 0 || Date.now() - last < TAKEN_STILL_MS)) {
+        const wait = last === 0 ? deadline - Date.now() : TAKEN_STILL_MS - (Date.now() - last);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(1, wait));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    } finally {
+      leave();
+    }
+  };
+}
+
+/**
+ * Whether the program in a pane asked for bracketed paste: tmux says so from 3.7 on; before, the
+ * pane's watcher saw it switched on.
+ */
+function asksForPaste(
+  socket: TmuxSocket,
+  target: { sessionId: string; paneId: string },
+  flag: string,
+): boolean {
+  return flag === "1" || (flag === "" && lineEditorState(socket, target) === "reading");
 }
 
 /** Options for {@linkcode pasteText}. */
@@ -116,8 +188,18 @@ export async function pasteText(
   options: PasteOptions,
 ): Promise<TypedInput> {
   const pane = await typable(socket, paneId, options.force);
-  const buffer = privateName("paste");
   const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
+  await pasteBuffer(socket, pane, options);
+  return { paneId: pane.pane_id, cursor };
+}
+
+/** Pastes text into a pane through a private buffer, deleted afterwards whatever happens. */
+async function pasteBuffer(
+  socket: TmuxSocket,
+  pane: Typable,
+  options: { text: string; bracketed: boolean },
+): Promise<void> {
+  const buffer = privateName("paste");
   const paste = [
     ...["paste-buffer", ...verbatimPasteFlags(pane.version), "-d", "-r"],
     ...["-b", buffer, "-t", pane.pane_id],
@@ -130,22 +212,35 @@ export async function pasteText(
   } finally {
     await runTmux(socket, ["delete-buffer", "-b", buffer]).catch(() => {});
   }
-  return { paneId: pane.pane_id, cursor };
 }
 
 /** A pane that may be typed into, and its tmux's version. */
 interface Typable {
   pane_id: string;
+  session_id: string;
+  /** `#{bracket_paste_flag}`: "1" when the program asked for bracketed paste (tmux 3.7 on). */
+  bracket_paste_flag: string;
   version: TmuxVersion;
 }
 
 async function typable(socket: TmuxSocket, paneId: string, force: boolean): Promise<Typable> {
-  const pane = await queryPane(socket, paneId, ["pane_in_mode", "pane_mode", "version"]);
+  const pane = await queryPane(socket, paneId, [
+    "pane_in_mode",
+    "pane_mode",
+    "version",
+    "session_id",
+    "bracket_paste_flag",
+  ]);
   if (pane.pane_in_mode === "1" && !force) {
     throw new TmuxError(
       "pane_in_mode",
       `pane ${paneId} is in ${pane.pane_mode || "a mode"}; pass force: true to type anyway`,
     );
   }
-  return { pane_id: paneId, version: parseVersion(pane.version) };
+  return {
+    pane_id: paneId,
+    session_id: pane.session_id,
+    bracket_paste_flag: pane.bracket_paste_flag,
+    version: parseVersion(pane.version),
+  };
 }

@@ -1,10 +1,15 @@
 /**
- * Waiting for text to appear in a pane: only output that is new since the wait began counts.
+ * Waiting on a pane: for text to appear in output new since the wait began, for the program to
+ * wait for input again at a known prompt, for the pane to go quiet (no output for a settle time:
+ * told by the output notifications the watcher follows, not by reading the screen), or for the
+ * program that had the pane to exit.
  *
  * @module
  */
 
-import { captureSince } from "./capture.ts";
+import { captureSince, screenRows } from "./capture.ts";
+import { knownPrompt } from "./prompts.ts";
+import { classifyProcess } from "./run/shell.ts";
 import { type Excerpt, ExcerptBuilder, type OutputBudget } from "./excerpt.ts";
 import { compileUserRegex } from "./regex.ts";
 import { queryPane } from "./target.ts";
@@ -15,8 +20,17 @@ import type { TmuxSocket } from "./transport/socket.ts";
 
 /** Options for {@linkcode waitForText}. */
 export interface WaitTextOptions {
-  /** What to wait for: any one of them ends the wait as "matched". */
+  /** What to wait for: any one of them ends the wait as "matched" (none: only the ends below). */
   patterns: string[];
+  /**
+   * End as "quiet" once the pane has written nothing for this long (ms); on the alternate screen
+   * the rows that changed are reported. Null or absent: no such end.
+   */
+  quietMs?: number | null;
+  /** End as "prompt" once output came and the cursor's row shows a known prompt (prompts.ts). */
+  prompt?: boolean;
+  /** The screen's rows when the input the wait answers was typed (default: as the wait begins). */
+  screenBefore?: string[];
   /** Patterns that end the wait early as "stopped" (e.g. an error message). */
   stopPatterns: string[];
   /** Read the patterns as RE2 regular expressions. */
@@ -42,7 +56,7 @@ export interface WaitTextOptions {
 /** How a wait ended. */
 export interface WaitTextResult {
   /** How the wait ended. */
-  outcome: "matched" | "stopped" | "timeout" | "alternate_screen";
+  outcome: WaitOutcome;
   /** The pattern that matched or stopped it. */
   pattern: string | null;
   /** The line it matched. */
@@ -57,7 +71,24 @@ export interface WaitTextResult {
   output: Excerpt;
   /** A capture_since cursor after the last complete line read. */
   cursor: string;
+  /** The prompt row that ended the wait (`>>>`, `sqlite>`...), else null. */
+  prompt: string | null;
+  /** Quiet on the alternate screen: its rows that differ from when the wait began. */
+  changed_rows: Array<{ row: number; text: string }> | null;
 }
+
+/** How a wait ends. */
+export type WaitOutcome =
+  | "matched"
+  | "stopped"
+  | "prompt"
+  | "quiet"
+  | "exited"
+  | "timeout"
+  | "alternate_screen";
+
+/** How long the pane must be still before the cursor's row is taken for a prompt. */
+const PROMPT_SETTLE_MS = 150;
 
 /** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
 export async function compilePatterns(
@@ -124,18 +155,44 @@ export async function waitForText(
   const output = new ExcerptBuilder(options.budget);
   const alarm = new Alarm();
   const clock = new MatchClock();
-  const { session_id: sessionId } = await queryPane(socket, paneId, ["session_id"]);
-  const unwatch = await watchOutput(socket, { sessionId, paneId }, () => alarm.ring());
+  let front: { session_id: string; pane_current_command: string };
+  try {
+    front = await queryPane(socket, paneId, ["session_id", "pane_current_command"]);
+  } catch (error) {
+    // Gone since the call began: its program ended and the pane closed with it.
+    if (!(error instanceof TmuxError && error.code === "not_found")) throw error;
+    return goneResult(options, started, output);
+  }
+  const quietMs = options.quietMs ?? null;
+  // Talking to a program (a prompt or quiet to wait for): its end ends the wait. A wait for text
+  // alone outlasts the programs a shell runs meanwhile (a prompt's own, say).
+  const talking = options.prompt === true || quietMs !== null;
+  const program = talking &&
+      classifyProcess(front.pane_current_command) === "other"
+    ? front.pane_current_command
+    : null;
+  let lastOutput = Date.now();
+  let outputCame = false;
+  const unwatch = await watchOutput(socket, { sessionId: front.session_id, paneId }, () => {
+    lastOutput = Date.now();
+    outputCame = true;
+    alarm.ring();
+  });
   try {
     let since = await captureSince(socket, paneId, options.cursor ?? null, {
       echoFrom: options.echoFrom,
     });
     let missed = since.lines_missed;
+    // A full-screen program has no lines to tell its changes by: its rows are compared.
+    const screenBefore = quietMs === null
+      ? null
+      : options.screenBefore ?? await screenRows(socket, paneId);
     // Without a cursor, what the cursor's row shows now is old.
     let current = options.cursor == null ? "" : since.current_line;
     const end = (
-      outcome: WaitTextResult["outcome"],
+      outcome: WaitOutcome,
       match: { source: string; line: string } | null = null,
+      more: { prompt?: string; changed?: Array<{ row: number; text: string }> } = {},
     ): WaitTextResult => ({
       outcome,
       pattern: match?.source ?? null,
@@ -145,8 +202,11 @@ export async function waitForText(
       lines_missed: missed,
       output: output.finish(current === "" ? undefined : current),
       cursor: since.cursor,
+      prompt: more.prompt ?? null,
+      changed_rows: more.changed ?? null,
     });
     let lastProgress = 0;
+    let exited = false;
     while (true) {
       if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
       let match: { outcome: "matched" | "stopped"; source: string; line: string } | null = null;
@@ -163,22 +223,109 @@ export async function waitForText(
       }
       for (const line of since.lines) output.push(line);
       if (match) return end(match.outcome, match);
-      if (since.alternate_on) return end("alternate_screen");
+      // New lines, or a new row under the cursor: the program answered (even if the notice of
+      // its output came before this wait subscribed).
+      outputCame ||= since.lines.length > 0 || current !== "";
+      const still = Date.now() - lastOutput;
+      const prompt = options.prompt && outputCame && still >= PROMPT_SETTLE_MS &&
+          !since.alternate_on
+        ? knownPrompt(current)
+        : null;
+      if (prompt !== null) return end("prompt", null, { prompt });
+      if (since.alternate_on && quietMs === null) return end("alternate_screen");
+      // What the program wrote as it ended is read (and matched) once more before that.
+      if (exited) return end("exited");
+      exited = talking && await programEnded(socket, paneId, program);
+      if (exited) {
+        since = await captureSince(socket, paneId, since.cursor);
+        missed ||= since.lines_missed;
+        current = since.current_line;
+        continue;
+      }
+      if (quietMs !== null && still >= quietMs) {
+        const changed = since.alternate_on
+          ? changedRows(screenBefore ?? [], await screenRows(socket, paneId))
+          : undefined;
+        return end("quiet", null, { changed });
+      }
       const waited = Date.now() - started;
       if (waited >= options.timeout * 1000) return end("timeout");
       if (options.onProgress && waited - lastProgress >= 1000) {
         lastProgress = waited;
         options.onProgress(waited / 1000);
       }
+      // Woken by output; else when the pane may have gone quiet, or a prompt settled.
+      const quietIn = quietMs === null ? Infinity : quietMs - still;
+      const settleIn = options.prompt && outputCame ? PROMPT_SETTLE_MS - still : Infinity;
       await alarm.pause(
-        Math.min(options.intervalMs, options.timeout * 1000 - waited),
+        Math.max(
+          1,
+          Math.min(
+            options.intervalMs,
+            options.timeout * 1000 - waited,
+            quietIn,
+            settleIn > 0 ? settleIn : Infinity,
+          ),
+        ),
         options.signal,
       );
       since = await captureSince(socket, paneId, since.cursor);
       missed ||= since.lines_missed;
       current = since.current_line;
     }
+  } catch (error) {
+    // The pane closed as its program ended: what was read is the answer.
+    if (error instanceof TmuxError && error.code === "not_found") {
+      return goneResult(options, started, output);
+    }
+    throw error;
   } finally {
     unwatch();
   }
+}
+
+/** Whether the program that had the pane when the wait began (null: a shell) is gone from it. */
+async function programEnded(
+  socket: TmuxSocket,
+  paneId: string,
+  program: string | null,
+): Promise<boolean> {
+  let now: { pane_dead: string; pane_current_command: string };
+  try {
+    now = await queryPane(socket, paneId, ["pane_dead", "pane_current_command"]);
+  } catch (error) {
+    // The pane closed with its program.
+    if (error instanceof TmuxError && error.code === "not_found") return true;
+    throw error;
+  }
+  return now.pane_dead === "1" || (program !== null && now.pane_current_command !== program);
+}
+
+/** The rows of `after` that differ from `before` (bounded by the screen's height). */
+function changedRows(before: string[], after: string[]): Array<{ row: number; text: string }> {
+  const changed: Array<{ row: number; text: string }> = [];
+  for (let row = 0; row < Math.max(before.length, after.length) && row < 1000; row++) {
+    if ((before[row] ?? "") !== (after[row] ?? "")) changed.push({ row, text: after[row] ?? "" });
+  }
+  return changed;
+}
+
+/** The result of a wait on a pane that closed before the wait could begin. */
+function goneResult(
+  options: WaitTextOptions,
+  started: number,
+  output: ExcerptBuilder,
+): WaitTextResult {
+  return {
+    outcome: "exited",
+    pattern: null,
+    line: null,
+    elapsed_seconds: Math.round(Date.now() - started) / 1000,
+    effective_timeout: options.timeout,
+    lines_missed: false,
+    output: output.finish(),
+    cursor: options.cursor ?? "",
+    prompt: null,
+    changed_rows: null,
+  };
 }

@@ -8,6 +8,7 @@ import { z } from "../deps.ts";
 import { pasteText, sendKeys } from "../tmux/mod.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
 import { paneIdOutput, paneSpecShape } from "./schemas.ts";
+import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
 
 const forceSchema = z.boolean().default(false).describe(
   "type even into a pane in copy-mode (the keys go to the mode)",
@@ -21,10 +22,12 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Type into a pane",
-    description: "Types into a pane for programs that read the keyboard (REPL, editor, " +
-      "prompt): `text` as it is, then `keys` by name, then Enter if enter. {keys: ['C-c']} " +
-      "interrupts. Read the answer with wait_for_text and the returned cursor. For shell " +
-      "commands use run_command. Refused in copy-mode unless force.",
+    description: "Types into a pane for programs that read the keyboard (REPL, editor, TUI, " +
+      "another agent): `text` as it is (several lines: one bracketed paste where the program " +
+      "asked for it), then `keys` by name, then Enter if enter, once the text is taken. " +
+      "{keys: ['C-c']} interrupts. With `wait` ({} for the defaults) the answer comes back in " +
+      "this call: {text: '1+1', enter: true, wait: {}}. For shell commands use run_command. " +
+      "Refused in copy-mode unless force.",
     input: {
       ...paneSpecShape,
       text: z.string().min(1).max(100000).nullable().optional().describe("typed as it is"),
@@ -33,6 +36,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       ),
       enter: z.boolean().default(false).describe("press Enter last"),
       force: forceSchema,
+      wait: sendWaitSchema,
     },
     output: {
       pane_id: paneIdOutput,
@@ -41,20 +45,39 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         "for wait_for_text and capture_since: output since just before the input, its echo " +
           "left out",
       ),
+      answer: z.object(waitOutput).optional().describe("with wait: what came back"),
     },
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target, context, extra }) {
       const text = args.text ?? null;
       await context.tmux.settled(socket, target);
-      const typed = await sendKeys(socket, target, { ...args, text });
+      const typed = await sendKeys(socket, target, {
+        ...args,
+        text,
+        screen: args.wait !== undefined,
+      });
       if (text !== null && text !== "") context.tmux.typed(socket, typed.paneId, typed.cursor);
-      return {
+      const sent = {
         pane_id: typed.paneId,
         sent: [...(text ?? "")].length + args.keys.length + (args.enter ? 1 : 0),
         cursor: typed.cursor,
       };
+      if (args.wait === undefined) return sent;
+      const answer = await waitOnPane(args.wait, {
+        socket,
+        target: typed.paneId,
+        context,
+        extra,
+        cursor: typed.cursor,
+        screen: typed.screen,
+      });
+      return { ...sent, answer };
     },
+    text: (r) =>
+      r.answer === undefined
+        ? JSON.stringify(r)
+        : `sent ${r.sent} to ${r.pane_id}; ${renderWait({ ...r.answer, pane_id: r.pane_id })}`,
   }),
   defineTool({
     name: "paste_text",

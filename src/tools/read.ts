@@ -14,11 +14,11 @@ import {
   lineBytes,
   searchPanes,
   snapshotPane,
-  waitForText,
 } from "../tmux/mod.ts";
-import { budgetOf, clampTimeout } from "./context.ts";
-import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
-import { paneText, paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
+import { budgetOf } from "./context.ts";
+import { type AnyToolSpec, defineTool } from "./define.ts";
+import { paneText, paneTextOutput, renderPaneText } from "./pane_text.ts";
+import { renderWait, waitOnPane, waitOutput, waitUntilShape } from "./pane_wait.ts";
 import {
   caseSensitiveSchema,
   maxLinesSchema,
@@ -206,15 +206,15 @@ export const READ_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "readonly",
     title: "Wait for text in a pane",
-    description: "Waits for one of `patterns` in output new since the call (or since " +
-      "`cursor`) and returns that output and a cursor. The echo of text send_keys typed " +
-      "never matches, even drawn late by a busy shell: ask a REPL with send_keys " +
-      "{text: '1+1', enter: true}, then wait_for_text {cursor, patterns: ['>>> ']} (the " +
-      "prompt back: the answer is whole). Ends as matched, stopped (stop_patterns), timeout or " +
-      "alternate_screen.",
+    description: "Waits on a pane and returns the output new since the call (or since " +
+      "`cursor`) and a cursor: until one of `patterns` shows (never in the echo of what " +
+      "send_keys typed), a known prompt waits for input again (`prompt`), the pane is quiet " +
+      "for `quiet_seconds` (a full-screen program: the rows that changed), or the program " +
+      "exits. To ask and wait in one call, use send_keys with `wait`. Ends as matched, " +
+      "stopped, prompt, quiet, exited, timeout or alternate_screen.",
     input: {
       ...paneSpecShape,
-      patterns: z.array(z.string().min(1).max(1000)).min(1).max(20).describe("any one matches"),
+      ...waitUntilShape,
       stop_patterns: z.array(z.string().min(1).max(1000)).max(20).default([]).describe(
         "end the wait as stopped (an error, say)",
       ),
@@ -227,46 +227,18 @@ export const READ_TOOLS: AnyToolSpec[] = [
       max_lines: maxLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
     },
-    output: {
-      pane_id: paneIdOutput,
-      outcome: z.enum(["matched", "stopped", "timeout", "alternate_screen"]).describe(
-        "how the wait ended",
-      ),
-      pattern: z.string().nullable().describe("the pattern that matched or stopped it"),
-      line: z.string().nullable().describe("the line it matched"),
-      elapsed_seconds: z.number().describe("time spent waiting"),
-      effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
-      lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
-      cursor: z.string().describe("for capture_since or the next wait: what follows the lines"),
-      ...paneTextOutput,
-    },
+    output: { pane_id: paneIdOutput, ...waitOutput },
     async run(args, { socket, target, context, extra }) {
-      const timeout = clampTimeout(context, args.timeout);
-      const report = progressNotifier(extra, timeout);
-      await context.tmux.settled(socket, target);
-      const found = await waitForText(socket, target, {
-        patterns: args.patterns,
-        stopPatterns: args.stop_patterns,
-        regex: args.regex,
-        caseSensitive: args.case_sensitive,
-        timeout,
+      const waited = await waitOnPane(args, {
+        socket,
+        target,
+        context,
+        extra,
         cursor: args.cursor ?? null,
-        echoFrom: args.cursor == null ? context.tmux.typedCursor(socket, target) : null,
-        budget: budgetOf(context, args),
-        intervalMs: 250,
-        signal: extra.signal,
-        onProgress: report && ((elapsed) => report(elapsed)),
       });
-      const { output, ...rest } = found;
-      const line = rest.line === null ? null : cutLine(rest.line, 8192).line;
-      return { pane_id: target, ...rest, line, ...paneTextOf(output) };
+      return { pane_id: target, ...waited };
     },
-    text: (r) =>
-      renderPaneText(
-        `${r.pane_id}: ${r.outcome}${r.pattern === null ? "" : ` (${r.pattern})`} after ` +
-          `${r.elapsed_seconds} s${r.lines_missed ? ", lines missed" : ""}; new output`,
-        r,
-      ) + `\ncursor: ${r.cursor}`,
+    text: renderWait,
   }),
   defineTool({
     name: "display_message",

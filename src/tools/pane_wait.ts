@@ -1,0 +1,137 @@
+/**
+ * Waiting on a pane, as wait_for_text and send_keys' `wait` offer it: the ends a caller may ask
+ * for, the result's fields, and its text.
+ *
+ * @module
+ */
+
+import { z } from "../deps.ts";
+import { cutLine, TmuxError, type TmuxSocket, waitForText } from "../tmux/mod.ts";
+import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
+import { type Extra, progressNotifier } from "./define.ts";
+import { paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
+import { timeoutSchema } from "./schemas.ts";
+
+const patternsSchema = z.array(z.string().min(1).max(1000)).max(20);
+
+const PROMPTS = "python, node, psql, sqlite3, gdb, pdb, irb, a shell";
+
+/** The ends wait_for_text may be asked for (at least one). */
+export const waitUntilShape = {
+  patterns: patternsSchema.default([]).describe("any one matches"),
+  prompt: z.boolean().default(false).describe(
+    `end when a known prompt (${PROMPTS}) waits for input again`,
+  ),
+  quiet_seconds: z.number().min(0.1).max(600).optional().describe(
+    "end once the pane writes nothing for this long",
+  ),
+};
+
+/** send_keys' `wait`: what to wait for after typing, in the same call. */
+export const sendWaitSchema = z.object({
+  patterns: patternsSchema.default([]).describe("end when one shows in the answer"),
+  prompt: z.boolean().default(true).describe(`end at a known prompt (${PROMPTS})`),
+  quiet_seconds: z.number().min(0.1).max(600).default(2).describe(
+    "end once the pane writes nothing for this long",
+  ),
+  timeout: timeoutSchema,
+}).optional().describe(
+  "wait in this call and return the answer (its echo left out): until a pattern, a known " +
+    "prompt, quiet_seconds of quiet, the program's exit, or the timeout",
+);
+
+/** The fields of a wait's result. */
+export const waitOutput = {
+  outcome: z.enum([
+    "matched",
+    "stopped",
+    "prompt",
+    "quiet",
+    "exited",
+    "timeout",
+    "alternate_screen",
+  ]).describe("how the wait ended"),
+  pattern: z.string().nullable().describe("the pattern that matched or stopped it"),
+  line: z.string().nullable().describe("the line it matched"),
+  prompt: z.string().nullable().describe("the prompt row that ended it (>>>, sqlite>...)"),
+  changed_rows: z.array(z.object({
+    row: z.number().int().describe("from 0, the screen's top"),
+    text: z.string().describe("what it shows now"),
+  })).nullable().describe("quiet on a full-screen program's screen: the rows that changed"),
+  elapsed_seconds: z.number().describe("time spent waiting"),
+  effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
+  lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
+  cursor: z.string().describe("for capture_since or the next wait: what follows the lines"),
+  ...paneTextOutput,
+};
+
+/** A wait's result, as {@linkcode waitOutput} says. */
+export type WaitOutput = z.infer<z.ZodObject<typeof waitOutput>>;
+
+/** What a wait is asked for. */
+export interface WaitArgs {
+  patterns: string[];
+  stop_patterns?: string[];
+  regex?: boolean;
+  case_sensitive?: boolean;
+  prompt: boolean;
+  quiet_seconds?: number;
+  timeout: number;
+  max_lines?: number | null;
+  max_output_bytes?: number;
+}
+
+/** The call a wait runs in. */
+export interface WaitCall {
+  socket: TmuxSocket;
+  target: string;
+  context: ToolContext;
+  extra: Extra;
+  /** Count output since this cursor (send_keys' own); null: since now. */
+  cursor: string | null;
+  /** The screen's rows as the input was typed (send_keys'). */
+  screen?: string[];
+}
+
+/** Waits on a pane as asked; refuses a wait with no end but the timeout. */
+export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOutput> {
+  const { socket, target, context, extra } = call;
+  if (args.patterns.length === 0 && !args.prompt && args.quiet_seconds === undefined) {
+    throw new TmuxError("invalid_argument", "give patterns, prompt: true or quiet_seconds");
+  }
+  const timeout = clampTimeout(context, args.timeout);
+  const report = progressNotifier(extra, timeout);
+  // send_keys settled the pane before it typed.
+  if (call.cursor === null) await context.tmux.settled(socket, target);
+  const found = await waitForText(socket, target, {
+    patterns: args.patterns,
+    stopPatterns: args.stop_patterns ?? [],
+    regex: args.regex ?? false,
+    caseSensitive: args.case_sensitive ?? true,
+    prompt: args.prompt,
+    quietMs: args.quiet_seconds === undefined ? null : args.quiet_seconds * 1000,
+    screenBefore: call.screen,
+    timeout,
+    cursor: call.cursor,
+    echoFrom: call.cursor === null ? context.tmux.typedCursor(socket, target) : null,
+    budget: budgetOf(context, args),
+    intervalMs: 250,
+    signal: extra.signal,
+    onProgress: report && ((elapsed) => report(elapsed)),
+  });
+  const { output, ...rest } = found;
+  const line = rest.line === null ? null : cutLine(rest.line, 8192).line;
+  return { ...rest, line, ...paneTextOf(output) };
+}
+
+/** The text of a wait's result. */
+export function renderWait(r: WaitOutput & { pane_id: string }): string {
+  const how = r.pattern !== null ? ` (${r.pattern})` : r.prompt !== null ? ` (${r.prompt})` : "";
+  const changed = r.changed_rows === null ? "" : `\nrows changed: ${r.changed_rows.length}\n` +
+    r.changed_rows.map((row) => `${row.row}: ${row.text}`).join("\n");
+  return renderPaneText(
+    `${r.pane_id}: ${r.outcome}${how} after ${r.elapsed_seconds} s` +
+      `${r.lines_missed ? ", lines missed" : ""}; new output`,
+    r,
+  ) + changed + `\ncursor: ${r.cursor}`;
+}

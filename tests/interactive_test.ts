@@ -1,0 +1,162 @@
+// Driving programs that are not a shell's command line, one call per exchange: send_keys with
+// `wait` types, then returns the answer once the program waits for input again (a known prompt),
+// goes quiet, or exits; wait_for_text waits the same ways. Real python3, node, sqlite3, vim and
+// less, and a stand-in for a coding agent's TUI (tests/fixtures/tui_agent.py).
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import { testNeeding } from "./helpers/prerequisites.ts";
+import { type TestTmux, until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+interface Answer {
+  outcome: string;
+  prompt: string | null;
+  lines: string[];
+  changed_rows: Array<{ row: number; text: string }> | null;
+}
+
+const AGENT = new URL("./fixtures/tui_agent.py", import.meta.url).pathname;
+
+async function call(conn: Connection, name: string, args: Json): Promise<Json> {
+  const result = await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+  assert(!result.isError, `${name}: ${textOf(result)}`);
+  return result.structuredContent as Json;
+}
+
+/** One exchange: the text, Enter, and the answer, in one call. */
+async function ask(conn: Connection, pane: string, text: string, wait: Json = {}): Promise<Answer> {
+  const sent = await call(conn, "send_keys", { pane_id: pane, text, enter: true, wait });
+  return sent.answer as Answer;
+}
+
+/** A pane running `command`, once its screen shows `ready`. */
+async function started(tmux: TestTmux, command: string, ready: RegExp): Promise<string> {
+  const pane = await tmux.newPane(command);
+  await until(`${command} is ready`, async () => {
+    return ready.test((await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd());
+  });
+  return pane;
+}
+
+testNeeding(
+  ["python3"],
+  "a python3 question and its answer in one call, at its prompt",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = await started(tmux, "python3 -q", />>>$/);
+      const answer = await ask(conn, pane, "6*7");
+      assertEquals([answer.outcome, answer.prompt, answer.lines], ["prompt", ">>>", [
+        "42",
+        ">>> ",
+      ]]);
+      // Output holding ">>> " is no prompt: the exchange ends at the real one, after it.
+      const slow = await ask(
+        conn,
+        pane,
+        "import time; print('>>> not yet'); time.sleep(0.5); print('done')",
+      );
+      assertEquals([slow.outcome, slow.lines], ["prompt", [">>> not yet", "done", ">>> "]]);
+      // A statement with no output: the prompt back is the answer.
+      assertEquals((await ask(conn, pane, "x = 1")).lines, [">>> "]);
+      // The program exits, and its pane closes with it.
+      assertEquals((await ask(conn, pane, "exit()")).outcome, "exited");
+    });
+  },
+);
+
+testNeeding(
+  ["node", "sqlite3"],
+  "node and sqlite3: a question and its answer in one call",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const node = await started(tmux, "node", />$/);
+      const mapped = await ask(conn, node, "[1, 2, 3].map((x) => x * 2)");
+      assertEquals([mapped.outcome, mapped.lines], ["prompt", ["[ 2, 4, 6 ]", "> "]]);
+      const sqlite = await started(tmux, "sqlite3", /sqlite>$/);
+      const table = await ask(conn, sqlite, "create table t(x); insert into t values (6), (7);");
+      assertEquals(table.outcome, "prompt");
+      const product = await ask(conn, sqlite, "select x * 7 from t;");
+      assertEquals([product.outcome, product.lines], ["prompt", ["42", "49", "sqlite> "]]);
+    });
+  },
+);
+
+testNeeding(
+  ["vim", "less"],
+  "a full-screen program: quiet ends the wait, with the rows that changed",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const vim = await started(tmux, "vim -u NONE -N", /~/);
+      const sent = await call(conn, "send_keys", {
+        pane_id: vim,
+        text: "ihello from the agent",
+        wait: { quiet_seconds: 0.3, prompt: false },
+      });
+      const typed = sent.answer as Answer;
+      assertEquals(typed.outcome, "quiet");
+      assert(
+        typed.changed_rows?.some((row) => row.row === 0 && row.text === "hello from the agent"),
+        JSON.stringify(typed.changed_rows),
+      );
+      const file = await Deno.makeTempFile();
+      await Deno.writeTextFile(
+        file,
+        Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n"),
+      );
+      try {
+        const less = await started(tmux, `less ${file}`, /line 1\b/);
+        const end = await call(conn, "send_keys", {
+          pane_id: less,
+          keys: ["G"],
+          wait: { quiet_seconds: 0.3 },
+        });
+        const rows = (end.answer as Answer).changed_rows ?? [];
+        assert(rows.some((row) => row.text === "line 200"), JSON.stringify(rows));
+        // wait_for_text waits the same way, and no longer gives up at once on an alternate screen.
+        const still = await call(conn, "wait_for_text", { pane_id: less, quiet_seconds: 0.2 });
+        assertEquals([still.outcome, still.changed_rows], ["quiet", []]);
+      } finally {
+        await Deno.remove(file);
+      }
+    });
+  },
+);
+
+testNeeding(
+  ["python3"],
+  "a coding agent's TUI in a pane: one call per prompt, its Enter never taken for a paste",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const agent = await started(tmux, `python3 ${AGENT}`, /^> ?$/m);
+      const first = await ask(conn, agent, "hello agent", { quiet_seconds: 0.5 });
+      assert(first.lines.includes("answer: tnega olleh"), JSON.stringify(first));
+      assert(first.lines.includes("done (1 line)"), JSON.stringify(first));
+      const second = await ask(conn, agent, "first line\nsecond line", { quiet_seconds: 0.5 });
+      assert(second.lines.includes("done (2 lines)"), JSON.stringify(second));
+      assert(second.lines.includes("answer: enil dnoces"), JSON.stringify(second));
+    });
+  },
+);
+
+Deno.test("wait_for_text: a wait with no end but the timeout is refused; exits and quiet end it", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const refused = await conn.client.callTool({
+      name: "wait_for_text",
+      arguments: { pane_id: tmux.paneId },
+    }) as CallToolResult;
+    assertEquals(refused.isError, true);
+    assert(textOf(refused).startsWith("invalid_argument: give patterns"), textOf(refused));
+    const pane = await tmux.newPane();
+    await tmux.run("send-keys", "-t", pane, "sleep 1; echo slept", "Enter");
+    await until("sleep runs", async () => {
+      const shown = await tmux.run("display-message", "-p", "-t", pane, "#{pane_current_command}");
+      return shown.trim() === "sleep";
+    });
+    const ended = await call(conn, "wait_for_text", { pane_id: pane, quiet_seconds: 5 });
+    assertEquals([ended.outcome, (ended.lines as string[]).includes("slept")], ["exited", true]);
+    const quiet = await call(conn, "wait_for_text", { pane_id: pane, quiet_seconds: 0.2 });
+    assertEquals(quiet.outcome, "quiet");
+  });
+});
