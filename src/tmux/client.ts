@@ -21,6 +21,7 @@ import { createRemoteHosts } from "./remote_hosts.ts";
 import { createTypedCursors, rememberTyped, typedCursor } from "./typed_echo.ts";
 import {
   createRunner,
+  type OutputMatches,
   type PaneOutcome,
   type ReadRequest,
   readRunOutput,
@@ -32,6 +33,8 @@ import {
   type RunRequest,
   type RunResult,
   runSettled,
+  type SearchOutputRequest,
+  searchRunOutput,
   stopRunner,
   waitForRun,
 } from "./run/mod.ts";
@@ -72,6 +75,8 @@ export interface TmuxClient {
   waitForRun(request: ResumeRequest): Promise<RunResult>;
   /** A page of a kept run's output (read_command_output). */
   readRunOutput(request: ReadRequest): RunPage;
+  /** The lines of a kept run's output that match a pattern (read_command_output's pattern). */
+  searchRunOutput(request: SearchOutputRequest): Promise<OutputMatches>;
   /**
    * Resolves once the pane's last run (if one just ended) has settled, its shell at its prompt:
    * before a cursor is taken or keys are typed.
@@ -120,6 +125,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     runMany: (request) => runMany(runner, request),
     waitForRun: (request) => waitForRun(runner, request),
     readRunOutput: (request) => readRunOutput(runner, request),
+    searchRunOutput: (request) => searchRunOutput(runner, request),
     settled: (socket, paneId) => runSettled(runner, socket, paneId),
     typed: (socket, paneId, cursor) => rememberTyped(typedCursors, { socket, paneId }, cursor),
     typedCursor: (socket, paneId) => typedCursor(typedCursors, { socket, paneId }),

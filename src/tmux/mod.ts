@@ -112,6 +112,8 @@ export {
   type OutputBudget,
 } from "./excerpt.ts";
 export type {
+  MatchGroup,
+  OutputMatches,
   OutputMore,
   PaneOutcome,
   PaneTarget,
@@ -120,6 +122,7 @@ export type {
   RunManyRequest,
   RunRequest,
   RunResult,
+  SearchOutputRequest,
 } from "./run/mod.ts";
 export {
   MANY_MAX,

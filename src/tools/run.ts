@@ -6,16 +6,11 @@
  */
 
 import { z } from "../deps.ts";
-import { DEFAULT_BUDGET, resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
+import { resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
+import { READ_OUTPUT_TOOL } from "./read_output.ts";
 import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
-import {
-  READ_TOOL,
-  renderPage,
-  renderRunResult,
-  shapeRunResult,
-  type ToolRunResult,
-} from "./run_render.ts";
+import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
 import {
   maxLinesSchema,
   maxOutputBytesSchema,
@@ -273,55 +268,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     },
     text: renderRunResult,
   }),
-  defineTool({
-    name: READ_TOOL,
-    paneText: true,
-    target: "none",
-    tier: "readonly",
-    title: "Read a command's output by line",
-    description: "Reads a run_command's output (by run_id) by line number, exactly: what a " +
-      "result left out (see its output_more), also while it still runs. Pages of up to 400 " +
-      "lines; next_line starts the next. Kept an hour after the run ended.",
-    input: {
-      run_id: z.string().max(64).describe("from a run_command result"),
-      from_line: z.number().int().default(1).describe("from 1; negative counts from the end"),
-      max_lines: z.number().int().min(1).max(10_000).default(DEFAULT_BUDGET.maxLines).describe(
-        "lines a page holds at most",
-      ),
-      max_output_bytes: maxOutputBytesSchema,
-    },
-    output: {
-      run_id: z.string().describe("the run"),
-      ended: z.boolean().describe("the run has ended (false: more output may come)"),
-      total_lines: z.number().int().describe("lines of output so far"),
-      total_bytes: z.number().int().describe("their UTF-8 bytes, a newline each"),
-      from_line: z.number().int().describe("the line this page starts at"),
-      next_line: z.number().int().nullable().describe(
-        "where the next page starts; null: this page reaches the end so far",
-      ),
-      missing: z.object({
-        from_line: z.number().int().describe("the first line not kept"),
-        to_line: z.number().int().describe("the last line not kept"),
-      }).nullable().describe(
-        "lines asked for that were not kept (the middle of a long output: see docs/run_command.md)",
-      ),
-      partial_last_line: z.boolean().describe("the last line is still being written"),
-      expires_at: z.string().describe("until when the output is kept (ISO 8601)"),
-      lines: z.array(z.string()).describe(
-        "the lines, each longer than half the page cut inside, marked '…[N bytes cut]…'",
-      ),
-    },
-    // deno-lint-ignore require-await
-    async run(args, { context }) {
-      return context.tmux.readRunOutput({
-        runId: args.run_id,
-        fromLine: args.from_line,
-        budget: { ...budgetOf(context, args), maxLines: args.max_lines, tailOnly: false },
-        owner: context.owner,
-      });
-    },
-    text: renderPage,
-  }),
+  READ_OUTPUT_TOOL,
   defineTool({
     name: "run_shell_command",
     paneText: true,

@@ -22,3 +22,9 @@ export { ordered, type OutputMore, type RunRequest, type RunResult } from "./typ
 export { parseRunId, runIdHost } from "./record.ts";
 export { newOwner } from "./owner.ts";
 export { type ReadRequest, readRunOutput, type RunPage } from "./read_output.ts";
+export {
+  type MatchGroup,
+  type OutputMatches,
+  type SearchOutputRequest,
+  searchRunOutput,
+} from "./search_output.ts";

@@ -10,6 +10,7 @@ import type { OutputBudget } from "../excerpt.ts";
 import { parseRunId } from "./record.ts";
 import { mayCollect } from "./owner.ts";
 import type { Runner } from "./state.ts";
+import type { StoredRun } from "./run_output.ts";
 
 /** One read_command_output request. */
 export interface ReadRequest {
@@ -46,17 +47,17 @@ export interface RunPage {
   lines: string[];
 }
 
-/** A page of a kept run's output; not_found when the run's output is not kept. */
-export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
+/** A kept run, as its owner (or anyone, when runs are shared) may read it; else not_found. */
+export function keptRun(
+  runner: Runner,
+  request: { runId: string; owner?: string | null },
+): StoredRun {
   if (parseRunId(request.runId) === null) {
     throw new TmuxError("invalid_argument", "run_id must look like 3.0123456789abcdef");
   }
   const found = runner.store.get(request.runId);
   // Another session's run is, to this one, not kept.
-  const stored = found !== undefined && mayCollect(found.owner, request.owner ?? null)
-    ? found
-    : undefined;
-  if (stored === undefined) {
+  if (found === undefined || !mayCollect(found.owner, request.owner ?? null)) {
     throw new TmuxError(
       "not_found",
       `run ${request.runId}'s output is not kept: its result showed all of it, it expired an ` +
@@ -64,6 +65,12 @@ export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
         "process did not run it",
     );
   }
+  return found;
+}
+
+/** A page of a kept run's output; not_found when the run's output is not kept. */
+export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
+  const stored = keptRun(runner, request);
   const { log } = stored;
   const from = request.fromLine < 0
     ? Math.max(1, log.lines + 1 + request.fromLine)

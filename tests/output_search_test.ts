@@ -1,0 +1,87 @@
+// read_command_output with a pattern: an error in the middle of a long output is found in one
+// call, with the lines around it and its line number, and the matches are counted exactly.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+
+type Json = Record<string, unknown>;
+
+async function call(conn: Connection, name: string, args: Json): Promise<Json> {
+  const result = await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+  assert(!result.isError, `${name}: ${textOf(result)}`);
+  return result.structuredContent as Json;
+}
+
+Deno.test("read_command_output finds lines by pattern, with context and exact counts", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    // 5,001 lines, one error at line 2,501: the result shows the first and last lines only.
+    const run = await call(conn, "run_command", {
+      pane_id: tmux.paneId,
+      command: "for i in $(seq 1 5001); do if [ $i = 2501 ]; then echo 'ERROR: disk full'; " +
+        'else echo "step $i ok"; fi; done',
+    });
+    assertEquals(run.exit_status, 0);
+    const runId = run.run_id as string;
+    const found = await call(conn, "read_command_output", {
+      run_id: runId,
+      pattern: "error",
+      case_sensitive: false,
+    });
+    assertEquals(found.match_count, 1);
+    assertEquals(found.lines, [
+      "2499-step 2499 ok",
+      "2500-step 2500 ok",
+      "2501:ERROR: disk full",
+      "2502-step 2502 ok",
+      "2503-step 2503 ok",
+    ]);
+    assertEquals(found.next_line, null);
+    // Every line matches: the page holds what the budget allows, the count is exact, and
+    // next_line goes on from the first match not shown.
+    const all = await call(conn, "read_command_output", {
+      run_id: runId,
+      pattern: "^step \\d+ ok$",
+      regex: true,
+      context: 0,
+      max_lines: 100,
+    });
+    assertEquals(all.match_count, 5000);
+    assertEquals((all.lines as string[]).length, 100);
+    assertEquals((all.lines as string[])[0], "1:step 1 ok");
+    assertEquals(all.next_line, 101);
+    const on = await call(conn, "read_command_output", {
+      run_id: runId,
+      pattern: "ok",
+      from_line: 2500,
+      context: 0,
+      max_lines: 2,
+    });
+    assertEquals([on.match_count, on.lines], [2501, [
+      "2500:step 2500 ok",
+      "--",
+      "2502:step 2502 ok",
+    ]]);
+    // Groups apart are marked; a pattern RE2 cannot take is refused.
+    const two = await call(conn, "read_command_output", {
+      run_id: runId,
+      pattern: "^step (10|4000) ok$",
+      regex: true,
+      context: 1,
+    });
+    assertEquals(two.lines, [
+      "9-step 9 ok",
+      "10:step 10 ok",
+      "11-step 11 ok",
+      "--",
+      "3999-step 3999 ok",
+      "4000:step 4000 ok",
+      "4001-step 4001 ok",
+    ]);
+    const bad = await conn.client.callTool({
+      name: "read_command_output",
+      arguments: { run_id: runId, pattern: "(a)\\1", regex: true },
+    }) as CallToolResult;
+    assertEquals(bad.isError, true);
+    assert(textOf(bad).startsWith("invalid_argument"), textOf(bad));
+  });
+});
