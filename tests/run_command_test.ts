@@ -284,6 +284,28 @@ function suite(kind: TransportKind): void {
         await assertNoLeftovers(tmux, conn.serverPid);
       });
 
+      await t.step("wait_for_command sends progress with the new output too", async () => {
+        const slow = structured(
+          await call(conn, {
+            command: "for i in 1 2 3 4; do echo tock-$i; sleep 0.6; done",
+            pane_id: pane,
+            timeout: 1,
+          }),
+        );
+        assertEquals(slow.timed_out, true);
+        const messages: string[] = [];
+        const result = await conn.client.callTool(
+          { name: "wait_for_command", arguments: { run_id: slow.run_id } },
+          undefined,
+          { onprogress: (p) => messages.push(p.message ?? "") },
+        ) as CallToolResult;
+        assertEquals(structured(result).exit_status, 0);
+        const seen = messages.join("\n").split("\n").filter((l) => l.startsWith("tock-"));
+        assert(seen.length >= 1, `no output in progress: ${JSON.stringify(messages)}`);
+        assertEquals(seen, [...new Set(seen)], "a line was reported twice");
+        await assertNoLeftovers(tmux, conn.serverPid);
+      });
+
       await t.step("two calls on one pane never interleave", async () => {
         const [a, b] = await Promise.all([
           call(conn, { command: "sleep 0.3; echo first", pane_id: pane }),

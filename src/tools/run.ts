@@ -155,7 +155,6 @@ async function runFromTool(
     throw new TmuxError("invalid_argument", "command must not contain NUL characters");
   }
   const timeout = clampTimeout(context, request.timeout);
-  const report = progressNotifier(extra, timeout);
   return shapeRunResult(
     await context.tmux.runCommand({
       socket: request.socket,
@@ -167,13 +166,25 @@ async function runFromTool(
       pagers: request.pager,
       signal: extra.signal,
       owner: context.owner,
-      onProgress: report && (({ elapsed, lines }) => {
-        const tail = lines.slice(-PROGRESS_LINES).join("\n");
-        report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
-      }),
+      onProgress: outputProgress(extra, timeout),
     }),
     request.socket,
   );
+}
+
+/**
+ * Progress notifications carrying the output's last new lines, for a request with a progress
+ * token (undefined without one).
+ */
+function outputProgress(
+  extra: Extra,
+  timeout: number,
+): ((update: { elapsed: number; lines: string[] }) => void) | undefined {
+  const report = progressNotifier(extra, timeout);
+  return report && (({ elapsed, lines }) => {
+    const tail = lines.slice(-PROGRESS_LINES).join("\n");
+    report(elapsed, tail.length > PROGRESS_CHARS ? tail.slice(-PROGRESS_CHARS) : tail);
+  });
 }
 
 /** run_shell_command's output: the libtmux generation's camelCase shape. */
@@ -262,6 +273,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
           budget: budgetOf(context, args),
           signal: extra.signal,
           owner: context.owner,
+          onProgress: outputProgress(extra, clampTimeout(context, args.timeout)),
         }),
         socket,
       );

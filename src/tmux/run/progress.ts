@@ -5,6 +5,8 @@
  */
 
 import { captureSince } from "../capture.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+import type { StoredRun } from "./run_output.ts";
 import { outputAfter } from "../output.ts";
 import type { CallNames } from "./shell.ts";
 import type { RunRequest } from "./types.ts";
@@ -35,5 +37,37 @@ export function progressReporter(
       if (after !== null || before.length > PROGRESS_SEARCH_LINES) before = null;
     }
     request.onProgress?.({ elapsed: (Date.now() - call.started) / 1000, lines });
+  };
+}
+
+/** Lines a report on a collected run carries at most (the tool keeps the last of them). */
+const RESUMED_LINES = 200;
+
+/**
+ * Reports output while wait_for_command waits on a run: from the run's kept log when this server
+ * follows it (complete lines no result or report has shown), else from the screen, as
+ * capture_since reads it, from when the wait began.
+ */
+export async function resumedProgress(
+  run: { socket: TmuxSocket; paneId: string; stored: StoredRun | undefined; started: number },
+  onProgress: (update: { elapsed: number; lines: string[] }) => void,
+): Promise<() => Promise<void>> {
+  const elapsed = () => (Date.now() - run.started) / 1000;
+  const { stored } = run;
+  if (stored !== undefined) {
+    let next = stored.shown + 1;
+    return () => {
+      const page = stored.log.read(next, { maxBytes: 16 * 1024, maxLines: RESUMED_LINES });
+      const lines = page.partial ? page.lines.slice(0, -1) : page.lines;
+      next = page.from + lines.length;
+      onProgress({ elapsed: elapsed(), lines });
+      return Promise.resolve();
+    };
+  }
+  let cursor = (await captureSince(run.socket, run.paneId, null)).cursor;
+  return async () => {
+    const since = await captureSince(run.socket, run.paneId, cursor);
+    cursor = since.cursor;
+    onProgress({ elapsed: elapsed(), lines: since.lines });
   };
 }

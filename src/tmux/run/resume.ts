@@ -31,6 +31,7 @@ import {
   type RunResult,
 } from "./types.ts";
 import { channelEnd, parseTrailerValue, type Trailer, waitForEnd } from "./wait.ts";
+import { resumedProgress } from "./progress.ts";
 
 /** One wait_for_command request. */
 export interface ResumeRequest {
@@ -48,6 +49,8 @@ export interface ResumeRequest {
   started?: number;
   /** Who asks (see owner.ts); null or absent: anyone may collect any run. */
   owner?: string | null;
+  /** Called about twice a second while waiting, with the complete lines new since the last. */
+  onProgress?: (update: { elapsed: number; lines: string[] }) => void;
 }
 
 function unknownRun(runId: string): TmuxError {
@@ -154,9 +157,14 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   if (state[names.option] === "" && running() && !replaced()) {
     const waiter = waitChannel(socket, names.channel);
     const limits = { socket, paneId, timeout: request.timeout, signal };
+    const progress = request.onProgress && await resumedProgress(
+      { socket, paneId, stored: runner.store.get(request.runId), started },
+      request.onProgress,
+    );
     const outcome = await waitForEnd(channelEnd(waiter.done), limits, {
       started,
       pid: record.anchor.pid,
+      progress,
     }).finally(() => waiter.kill());
     if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
     if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
