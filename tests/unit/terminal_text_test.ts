@@ -55,3 +55,37 @@ Deno.test("unescapeOutput turns control mode's octal escapes back into bytes", (
     "a\r\n\\x é\x1b[m\\9",
   );
 });
+
+Deno.test("LineReducer applies the cursor moves progress bars and spinners write within a line", () => {
+  // CSI D back, C forward, G to a column.
+  assertEquals(reduce("abc\x1b[D!\n").lines, ["ab!"]);
+  assertEquals(reduce("a\x1b[3Cb\n").lines, ["a   b"]);
+  assertEquals(reduce("12345\x1b[3GX\n").lines, ["12X45"]);
+  assertEquals(reduce("spin -\x1b[D\\\x1b[D|\x1b[D/\r\x1b[Kdone\n").lines, ["done"]);
+  // npm's spinner: each frame written at column 1 and the rest of the line erased.
+  assertEquals(
+    reduce("\x1b[?25l⠋\x1b[1G\x1b[0K⠙\x1b[1G\x1b[0K⠹\x1b[1G\x1b[0Kadded 1 package in 2s\n\x1b[?25h")
+      .lines,
+    ["added 1 package in 2s"],
+  );
+  // git's counters, rewritten after a carriage return.
+  assertEquals(
+    reduce("Receiving objects:  50% (5/10)\rReceiving objects: 100% (10/10), done.\n").lines,
+    ["Receiving objects: 100% (10/10), done."],
+  );
+  // cargo's bar under its lines, erased before the next line is written over it.
+  assertEquals(
+    reduce(
+      "   Compiling a v0.1.0\n    Building [=>  ] 1/2: a\r\x1b[K   Compiling b v0.1.0\n" +
+        "    Building [==> ] 2/2: b\r\x1b[K    Finished dev\n",
+    ).lines,
+    ["   Compiling a v0.1.0", "   Compiling b v0.1.0", "    Finished dev"],
+  );
+  // pip's bar, redrawn in place until done.
+  assertEquals(
+    reduce("\r   ━━━━╺━━━━━ 1.0/2.0 MB\r   ━━━━━━━━━━ 2.0/2.0 MB 3.1 MB/s eta 0:00:00\n").lines,
+    ["   ━━━━━━━━━━ 2.0/2.0 MB 3.1 MB/s eta 0:00:00"],
+  );
+  // A bad or huge count is bounded.
+  assertEquals(reduce("ab\x1b[99999999Dc\n").lines, ["cb"]);
+});

@@ -83,7 +83,12 @@ export function streamOutput(context: RunContext, stream: RunStream): OutputFiel
     anchorLost: false,
     alternateScreen: stream.alternateScreen,
     invalidUtf8: stream.invalidUtf8,
-  }, { more: keepOutput(context, { ended: stream.done, shown: excerpt.totalLines }) });
+  }, {
+    more: keepOutput(context, {
+      ended: stream.done,
+      shown: excerpt.totalLines - (stream.partial ? 1 : 0),
+    }),
+  });
 }
 
 /** Where a result of this run points for what it did not show. */
@@ -185,7 +190,8 @@ export async function runningResult(context: RunContext): Promise<RunResult> {
     runner.store.put(context.base.run_id, {
       log: context.output.log,
       ended: null,
-      shown: output.output_total_lines,
+      // A line still being written is shown again, whole, by the next read.
+      shown: output.output_total_lines - (stream.partial ? 1 : 0),
       seen: stream,
       owner: context.owner,
     });

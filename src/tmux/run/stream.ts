@@ -311,6 +311,18 @@ export class RunStream {
 
   /** The excerpt a result shows of the output so far (a line still being written included). */
   excerpt(): Excerpt {
-    return this.#output.excerpt(this.done ? undefined : this.#reducer.current());
+    return this.#output.excerpt(this.#partialLine());
+  }
+
+  /**
+   * Whether an excerpt ends with a line still being written: the next read shows it again,
+   * whole (a progress bar's 45% comes back as its last state).
+   */
+  get partial(): boolean {
+    return this.#partialLine() !== null;
+  }
+
+  #partialLine(): string | null {
+    return this.done ? null : this.#reducer.current();
   }
 }

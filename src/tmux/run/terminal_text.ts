@@ -1,8 +1,9 @@
 /**
  * A command's output text reduced to lines as a terminal log would show them: a carriage return
- * goes back to the start of the line (what follows overwrites), backspace steps back, escape
- * sequences (CSI, OSC, and the strings of DCS, APC, PM and SOS, sixel images among them) are
- * dropped but for erase-in-line, CAN and SUB cancel a sequence, tabs are kept as tabs, and what
+ * goes back to the start of the line (what follows overwrites), backspace steps back, and so do
+ * the cursor moves within a line that progress bars and spinners write (CSI C forward, D back, G
+ * to a column); escape sequences (CSI, OSC, and the strings of DCS, APC, PM and SOS, sixel images
+ * among them) are dropped but for those and erase-in-line, CAN and SUB cancel a sequence, tabs are kept as tabs, and what
  * was drawn on the alternate screen (full-screen programs) is left out. Columns count UTF-16 code
  * units, not terminal cells (what a carriage return overwrites is by character, as a log shows
  * it). Lines go to a sink as
@@ -270,6 +271,11 @@ export class LineReducer {
     if ((final === "h" || final === "l") && ALTERNATE_MODES.has(params)) {
       this.#alternate = final === "h";
       if (this.#alternate) this.#usedAlternate = true;
+    } else if ("CDG".includes(final) && !this.#alternate && this.#long === null) {
+      // Cursor forward, back, or to a column (1-based): where the next character goes.
+      const n = /^\d{1,9}$/.test(params) ? Math.max(1, Number(params)) : 1;
+      const column = final === "C" ? this.#column + n : final === "D" ? this.#column - n : n - 1;
+      this.#column = Math.max(0, Math.min(column, LONG_LINE));
     } else if (final === "K" && !this.#alternate && this.#long === null) {
       // Erase in line: from the cursor on (0), all of it (2), or up to the cursor (1).
       if (params === "" || params === "0") {

@@ -1,5 +1,6 @@
-// read_command_output with a pattern: an error in the middle of a long output is found in one
-// call, with the lines around it and its line number, and the matches are counted exactly.
+// A run's output as results and reads show it: read_command_output with a pattern finds an error
+// in the middle of a long output in one call, with the lines around it and its line number, the
+// matches counted exactly; a line shown while still being written comes back whole.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
@@ -83,5 +84,18 @@ Deno.test("read_command_output finds lines by pattern, with context and exact co
     }) as CallToolResult;
     assertEquals(bad.isError, true);
     assert(textOf(bad).startsWith("invalid_argument"), textOf(bad));
+  });
+});
+
+Deno.test("a line shown while still being written is shown again, whole, by the next wait", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const run = await call(conn, "run_command", {
+      pane_id: tmux.paneId,
+      command: "printf 'downloading 45%%'; sleep 1.5; printf '\\r\\033[Kdownload complete\\n'",
+      timeout: 1,
+    });
+    assertEquals([run.timed_out, run.output], [true, ["downloading 45%"]]);
+    const done = await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 10 });
+    assertEquals([done.exit_status, done.output], [0, ["download complete"]]);
   });
 });
