@@ -3,9 +3,12 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import type { RunResult } from "../src/tmux/mod.ts";
-import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import { type Connection, INITIALIZE_REQUEST, textOf, withServer } from "./helpers/mcp.ts";
 import { readPage } from "./helpers/output.ts";
-import { until } from "./helpers/tmux.ts";
+import { startTmux, until } from "./helpers/tmux.ts";
+import { RUN_DEFAULTS } from "../src/tools/run_defaults.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** What a client of the SDK caps at (it closes the connection beyond 10 MiB); ours are far below. */
 const MESSAGE_MAX = 32 * 1024;
@@ -184,4 +187,82 @@ Deno.test("a timed-out run's output is read while it still runs, and wait_for_co
     const all = await readPage(conn, out.run_id, -1);
     assertEquals([all.ended, all.lines], [true, ["end"]]);
   });
+});
+
+Deno.test("a small run's structured half leaves out the fields at their default (10x its text before, 3x now)", async () => {
+  const tmux = await startTmux();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-run=tmux",
+      MAIN,
+      "--socket-name",
+      tmux.socketName,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  const reply = async (id: number): Promise<Record<string, unknown>> => {
+    while (true) {
+      const newline = pending.indexOf("\n");
+      if (newline >= 0) {
+        const message = JSON.parse(pending.slice(0, newline));
+        pending = pending.slice(newline + 1);
+        if (message.id === id) return message;
+        continue;
+      }
+      const { value, done } = await lines.read();
+      if (done) throw new Error("the server closed");
+      pending += value;
+    }
+  };
+  const send = (message: unknown) =>
+    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  try {
+    await send(JSON.parse(INITIALIZE_REQUEST));
+    await reply(1);
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const listed = (await reply(2)).result as { tools: Array<Record<string, unknown>> };
+    const schema = listed.tools.find((tool) => tool.name === "run_command")!.outputSchema as {
+      properties: Record<string, { default?: unknown }>;
+      required: string[];
+    };
+    for (const [field, value] of Object.entries(RUN_DEFAULTS)) {
+      assertEquals(schema.properties[field]?.default, value, field);
+      assert(!schema.required.includes(field), `${field} is required`);
+    }
+    const ratios: number[] = [];
+    for (const [i, command] of ["true", "echo hi", "seq 1 3; exit 2"].entries()) {
+      await send({
+        jsonrpc: "2.0",
+        id: 10 + i,
+        method: "tools/call",
+        params: { name: "run_command", arguments: { command, pane_id: tmux.paneId } },
+      });
+      const result = (await reply(10 + i)).result as CallToolResult;
+      const structured = result.structuredContent as Record<string, unknown>;
+      for (const field of ["timed_out", "started", "output_more", "lines_missed", "output_head"]) {
+        assert(!(field in structured), `${field} at its default was sent`);
+      }
+      assertEquals(Object.keys(structured).slice(0, 4), [
+        "pane_id",
+        "shell",
+        "run_id",
+        "exit_status",
+      ]);
+      ratios.push(JSON.stringify(structured).length / textOf(result).length);
+    }
+    assert(Math.max(...ratios) <= 3.5, `structured / text: ${ratios.map((r) => r.toFixed(2))}`);
+  } finally {
+    await writer.close();
+    await child.status;
+    await tmux.close();
+  }
 });

@@ -28,6 +28,7 @@ import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
 import { toHex } from "../hex.ts";
+import { withoutDefaults } from "./run_defaults.ts";
 import { deadline } from "../async.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
 
@@ -92,6 +93,11 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
   alwaysLoad?: boolean;
   /** Its results carry pane text, up to the output ceiling: clients are told how large. */
   paneText?: boolean;
+  /**
+   * Output fields left out of `structuredContent` when they hold these values (the outputSchema
+   * gives each as its default).
+   */
+  defaults?: Readonly<Record<string, unknown>>;
   run(args: z.infer<z.ZodObject<I>>, call: ToolCall<T>): Promise<z.infer<z.ZodObject<O>>>;
   /** The short text block; default: compact JSON. */
   text?(result: z.infer<z.ZodObject<O>>): string;
@@ -238,7 +244,10 @@ function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
       description: spec.description,
       inputSchema: z.strictObject(inputOf(spec, server)),
       outputSchema: z.object(
-        server.remotes.length === 0 ? spec.output : { ...spec.remoteOutput, ...spec.output },
+        withDefaultsIn(
+          server.remotes.length === 0 ? spec.output : { ...spec.remoteOutput, ...spec.output },
+          spec.defaults ?? {},
+        ),
       ),
       annotations: {
         title: spec.title,
@@ -252,6 +261,21 @@ function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
     configs.set(spec, config);
   }
   return config;
+}
+
+/** An output shape whose fields with a default may be left out (the schema gives the default). */
+function withDefaultsIn(
+  shape: z.ZodRawShape,
+  defaults: Readonly<Record<string, unknown>>,
+): z.ZodRawShape {
+  return Object.fromEntries(
+    Object.entries(shape).map((
+      [key, field],
+    ) => [
+      key,
+      key in defaults ? (field as z.ZodType).optional().meta({ default: defaults[key] }) : field,
+    ]),
+  );
 }
 
 /**
@@ -314,7 +338,7 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
               ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
               : text,
           }],
-          structuredContent: value,
+          structuredContent: spec.defaults ? withoutDefaults(value, spec.defaults) : value,
         };
       })
     );

@@ -9,6 +9,7 @@ import { z } from "../deps.ts";
 import { resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { READ_OUTPUT_TOOL } from "./read_output.ts";
+import { RUN_DEFAULTS } from "./run_defaults.ts";
 import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
 import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
 import {
@@ -213,6 +214,7 @@ const shellOutput = {
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
+    defaults: RUN_DEFAULTS,
     alwaysLoad: true,
     paneText: true,
     target: "pane",
@@ -246,6 +248,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   }),
   defineTool({
     name: "wait_for_command",
+    defaults: RUN_DEFAULTS,
     alwaysLoad: true,
     paneText: true,
     target: "none",

@@ -7,6 +7,8 @@ import {
   type Transport,
 } from "../deps.ts";
 import { startTmux, type TestTmux } from "./tmux.ts";
+import { RUN_DEFAULTS } from "../../src/tools/run_defaults.ts";
+import { RUN_RESULT_ORDER } from "../../src/tmux/run/types.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const encoder = new TextEncoder();
@@ -209,6 +211,7 @@ export async function startServer(
     });
   }
   await client.connect(transport);
+  readRunDefaults(client);
   return {
     client,
     url: kind === "http" ? await stderr.url : null,
@@ -230,6 +233,35 @@ export async function startServer(
       await child.status;
     },
   };
+}
+
+/**
+ * Reads run results as the contract says a client should: a field left out of structuredContent
+ * holds its default (RUN_DEFAULTS), so the tests see every field, in the results' order. What is
+ * on the wire is checked where it matters (results_test.ts).
+ */
+function readRunDefaults(client: Client): void {
+  const call = client.callTool.bind(client);
+  client.callTool = async (...args: Parameters<Client["callTool"]>) => {
+    const result = await call(...args);
+    const lean = result.structuredContent as Record<string, unknown> | undefined;
+    if (lean !== undefined && RUN_TOOLS.includes(args[0].name)) {
+      result.structuredContent = fullRunResult(lean);
+    }
+    return result;
+  };
+}
+
+const RUN_TOOLS = ["run_command", "wait_for_command"];
+
+/** A run result with every field: those left out hold their defaults. */
+export function fullRunResult(lean: Record<string, unknown>): Record<string, unknown> {
+  const full: Record<string, unknown> = "host" in lean ? { host: lean.host } : {};
+  for (const key of RUN_RESULT_ORDER) {
+    if (key in lean) full[key] = lean[key];
+    else if (key in RUN_DEFAULTS) full[key] = RUN_DEFAULTS[key];
+  }
+  return { ...full, ...lean };
 }
 
 /** The first text block of a tool result. */
