@@ -53,7 +53,7 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   };
   const line = buildTypedLine({
     ...common,
-    define: false,
+    define: "none",
     panePath: "",
     source: { inline: "echo 'hi'" },
   });
@@ -65,7 +65,7 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   assertEquals(digest, await commandDigest("echo é"), "$(...) drops trailing newlines");
   const first = buildTypedLine({
     ...common,
-    define: true,
+    define: "typed",
     panePath: "/p",
     suppressHistory: false,
     waited: true,
@@ -76,7 +76,7 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   assert(first.endsWith(`; ${run.name} ${names.channel} %7 '/p' 1 h ${digest}`));
   const paged = buildTypedLine({
     ...common,
-    define: false,
+    define: "none",
     pagers: true,
     panePath: "",
     source: {
@@ -87,7 +87,7 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   // A pane path is whatever the pane's programs set: control characters are never typed.
   const hostile = buildTypedLine({
     ...common,
-    define: false,
+    define: "none",
     panePath: "/x\r; rm -rf ~",
     source: { inline: "true" },
   });

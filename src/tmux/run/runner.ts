@@ -48,6 +48,7 @@ import {
   RUNNING_OPTION,
   runningMark,
   showsLineEditor,
+  type TypedLineOptions,
 } from "./shell.ts";
 import { lockKey, type PaneCall, type Runner, sweepOrphans } from "./state.ts";
 import { type Anchor, NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
@@ -259,7 +260,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const source = launched !== null || inline
         ? { inline: request.command }
         : { sha256: await commandDigest(request.command) };
-      const lineWith = (define: boolean): string =>
+      const lineWith = (define: TypedLineOptions["define"]): string =>
         buildTypedLine({
           names,
           paneId,
@@ -278,9 +279,15 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         ? { socket, paneId, names }
         : { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
       const pasteFlags = verbatimPasteFlags(version);
-      // Only the stream shows a stand-in's end at once: a waited line always brings the function.
-      let typed = launched?.typed ??
-        lineWith(tap === null || runner.functions.get(key) !== functionMark);
+      // Only the stream shows a stand-in's end at once: a waited line always brings the function,
+      // whole. A followed one fetches it (a few rows typed, not thirty), and brings it whole
+      // only when the fetch cannot work there (see the retry below).
+      const define = launched !== null || runner.functions.get(key) === functionMark
+        ? "none"
+        : tap === null
+        ? "typed"
+        : "fetched";
+      let typed = launched?.typed ?? lineWith(define);
       const buffered = launched?.script ?? (inline ? null : request.command);
       const typing = {
         editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
@@ -301,7 +308,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         : null;
       let claimed: string | null;
       try {
-        claimed = await typeLine(call, { typed, pasteFlags, mark, buffered, record });
+        claimed = await typeLine(call, {
+          typed,
+          pasteFlags,
+          mark,
+          buffered,
+          record,
+          definition: define === "fetched" ? { buffer: run.buffer, text: run.definition } : null,
+        });
       } catch (error) {
         if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
           // Cancelled as the line was typed: tmux may have run the command, claim and all.
@@ -337,7 +351,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       }
       if (outcome === "ended" && stream?.unread?.lacksFunction) {
         // A shell started in the pane since the function was defined: the line again, with it.
-        typed = lineWith(true);
+        typed = lineWith("typed");
         stream = new RunStream(names, output, run.name);
         stream.typing(typed, typing);
         await pasteLine(call, { typed, pasteFlags });

@@ -178,9 +178,25 @@ export function isInlineSafe(command: string): boolean {
 export interface RunFunction {
   /** `__tmux_mcp_` and a digest of the definition: a changed definition gets a new name. */
   name: string;
-  /** POSIX shell text defining it, on one line (it is typed as part of the first call). */
+  /** POSIX shell text defining it, on one line (typed as part of a first call, when fetched fails). */
   definition: string;
+  /** The buffer the definition is fetched from (set as the line that fetches it is typed). */
+  buffer: string;
+  /**
+   * A short line that defines the function from {@linkcode RunFunction.buffer}, only when the
+   * buffer holds exactly the definition (its SHA-256). It reaches the tmux server through the
+   * shell's own `$TMUX`, so no socket path is typed; a shell without it (started with `env -i`,
+   * say) defines nothing, says the function is not found, and is typed the whole definition
+   * instead.
+   */
+  loader: string;
 }
+
+/** Hex digits of the definition's SHA-256 the loader checks: 128 bits, no second text has them. */
+const LOADER_HASH = 32;
+
+/** The calling shell's variable the loader fetches the definition into. */
+const FETCHED = "__tmcp";
 
 /** Stands for the function's name (a digest of its text) in that text. */
 const NAME = "\0";
@@ -333,7 +349,17 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `${guard.join("; ")}; }`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
-  return { name, definition: text.replaceAll(NAME, name) };
+  const definition = text.replaceAll(NAME, name);
+  const check = toHex(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(definition))),
+  ).slice(0, LOADER_HASH);
+  const buffer = `${name}_f`;
+  // Short, as every character of it is typed: tmux finds its server by $TMUX, the check is
+  // the hash's first 128 bits, and a missing sha256sum says so before shasum is tried.
+  const loader = `${FETCHED}=$(tmux show-buffer -b ${buffer})&&` +
+    `case $(printf %s "$${FETCHED}"|{ sha256sum||shasum -a 256;}) in ` +
+    `${check}*)eval "$${FETCHED}";;esac;`;
+  return { name, definition, buffer, loader };
 }
 
 /** How the command reaches the shell: typed inline, or from the call's buffer by its hash. */
@@ -345,8 +371,11 @@ export interface TypedLineOptions {
   paneId: string;
   /** The function the line calls. */
   run: RunFunction;
-  /** Define the function first, in the same line: the shell lacks it. */
-  define: boolean;
+  /**
+   * Define the function first, in the same line (the shell lacks it): `fetched` by the short
+   * loader, `typed` whole; `none`: the shell has it.
+   */
+  define: "fetched" | "typed" | "none";
   /** The pane's `#{pane_path}` (OSC 7) before the call, put back when the command has ended. */
   panePath: string;
   /** Keep the line out of history: a space first (ignorespace), and bash drops it otherwise. */
@@ -388,7 +417,11 @@ export function buildTypedLine(options: TypedLineOptions): string {
     "inline" in source ? shellQuote(source.inline) : source.sha256,
   ];
   const prefix = options.suppressHistory ? " " : "";
-  const define = options.define ? `${options.run.definition}; ` : "";
+  const define = options.define === "typed"
+    ? `${options.run.definition}; `
+    : options.define === "fetched"
+    ? options.run.loader
+    : "";
   return `${prefix}${define}${options.run.name} ${args.join(" ")}`;
 }
 

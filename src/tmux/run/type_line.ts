@@ -32,7 +32,13 @@ const KILL_LINE = "\x15";
  */
 export async function typeLine(
   call: PaneCall,
-  line: TypedLine & { mark: string; buffered: string | null; record: string | null },
+  line: TypedLine & {
+    mark: string;
+    buffered: string | null;
+    record: string | null;
+    /** The run function's definition, set in its buffer for the line to fetch. */
+    definition?: { buffer: string; text: string } | null;
+  },
 ): Promise<string | null> {
   const { socket, paneId, names } = call;
   const claim = [
@@ -41,7 +47,12 @@ export async function typeLine(
       ? []
       : ["set-option", "-p", "-t", paneId, names.quietRecord, line.record, THEN],
   ];
-  const paste = pasteCommands(call, line);
+  const paste = [
+    ...line.definition
+      ? ["set-buffer", "-b", line.definition.buffer, "--", line.definition.text, THEN]
+      : [],
+    ...pasteCommands(call, line),
+  ];
   const { buffered } = line;
   const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
   const args = buffered === null

@@ -1,0 +1,34 @@
+// What a pane shows of a call: the first run_command in a shell types at most three rows at 80
+// columns (the run function is fetched by a short checked line, not typed whole), and never the
+// tmux socket's path.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { withServer } from "./helpers/mcp.ts";
+import { needs } from "./helpers/prerequisites.ts";
+import { waitForPrompt } from "./helpers/tmux.ts";
+
+for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
+  const program = shell.split(" ")[0];
+  const test = `a first call in ${program} types at most three rows, no socket path`;
+  Deno.test({
+    name: test,
+    ...needs(test, program),
+    async fn() {
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const pane = await tmux.newPane(`env PS1='$ ' HISTFILE=/dev/null ${shell}`);
+        await tmux.run("resize-window", "-t", pane, "-x", "80", "-y", "24");
+        await waitForPrompt(tmux.socketName, pane);
+        const result = await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: pane, command: "echo hi" },
+        }) as CallToolResult;
+        assertEquals((result.structuredContent as { output: string[] }).output, ["hi"]);
+        const rows = (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().split("\n");
+        const typed = rows.slice(0, rows.indexOf("hi"));
+        assert(typed.length <= 3, `${typed.length} rows typed:\n${typed.join("\n")}`);
+        const socket = (await tmux.run("display-message", "-p", "#{socket_path}")).trim();
+        assert(!rows.join("").includes(socket), "the socket path was typed");
+      });
+    },
+  });
+}
