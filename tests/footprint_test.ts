@@ -24,7 +24,10 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
         }) as CallToolResult;
         assertEquals((result.structuredContent as { output: string[] }).output, ["hi"]);
         const rows = (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().split("\n");
-        const typed = rows.slice(0, rows.indexOf("hi"));
+        // From the row the line starts on (a shell may leave a row of its own above, as zsh's
+        // PROMPT_SP does when the window is resized) to the command's output.
+        const first = rows.findIndex((row) => row.includes("__tm"));
+        const typed = rows.slice(first, rows.indexOf("hi"));
         assert(typed.length <= 3, `${typed.length} rows typed:\n${typed.join("\n")}`);
         const socket = (await tmux.run("display-message", "-p", "#{socket_path}")).trim();
         assert(!rows.join("").includes(socket), "the socket path was typed");

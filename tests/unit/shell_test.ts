@@ -1,13 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../deps.ts";
-import {
-  buildTypedLine,
-  callNames,
-  classifyProcess,
-  commandDigest,
-  isInlineSafe,
-  runFunction,
-  shellQuote,
-} from "../../src/tmux/run/shell.ts";
+import { callNames, classifyProcess, isInlineSafe, shellQuote } from "../../src/tmux/run/shell.ts";
+import { buildTypedLine, commandDigest, runFunction } from "../../src/tmux/run/run_function.ts";
 import { parseRunEnd } from "../../src/tmux/run/run_end.ts";
 
 Deno.test("classifyProcess knows POSIX shells, refuses others, and normalizes names", () => {

@@ -18,6 +18,7 @@
 
 import { NAME_PREFIX } from "../names.ts";
 import { NO_TMUX_REASON } from "./run_end.ts";
+import { commandDigest } from "./run_function.ts";
 import {
   type CallNames,
   dropStatus,
@@ -196,4 +197,25 @@ export interface LauncherLineOptions {
 export function buildLauncherLine(options: LauncherLineOptions): string {
   const prefix = options.suppressHistory ? " " : "";
   return `${prefix}/bin/sh -c '${options.bootstrap}' sh ${options.paneId} ${options.sha256}`;
+}
+
+/** The line a launched shell is typed, and the script it runs (see launcher.ts). */
+export async function launcherRun(
+  script: LauncherScriptOptions,
+  line: { bootstrap: string; suppressHistory: boolean },
+): Promise<{ typed: string; script: string; buffer: string; refusals: LauncherRefusal[] }> {
+  const text = launcherScript(script);
+  const sha256 = await commandDigest(text);
+  const typed = buildLauncherLine({
+    bootstrap: line.bootstrap,
+    paneId: script.paneId,
+    sha256,
+    suppressHistory: line.suppressHistory,
+  });
+  return {
+    typed,
+    script: text,
+    buffer: launcherBuffer(sha256),
+    refusals: launcherRefusals(script.paneId, sha256),
+  };
 }

@@ -25,31 +25,25 @@ import { checkSupported, parseVersion, verbatimPasteFlags } from "../version.ts"
 import { foreground, isMarker, stateForRun } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { forgetPaneShell, paneShell } from "./probe.ts";
-import {
-  buildLauncherLine,
-  launcherBootstrap,
-  launcherBuffer,
-  type LauncherRefusal,
-  launcherRefusals,
-  launcherScript,
-  type LauncherScriptOptions,
-} from "./launcher.ts";
+import { launcherBootstrap, launcherRun } from "./launcher.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
 import { pasteLine, releaseClaim, typeLine } from "./type_line.ts";
 import {
-  buildTypedLine,
   callNames,
-  commandDigest,
   isInlineSafe,
   programName,
-  type RunFunction,
-  runFunction,
   RUNNING_OPTION,
   runningMark,
   showsLineEditor,
-  type TypedLineOptions,
 } from "./shell.ts";
+import {
+  buildTypedLine,
+  commandDigest,
+  type RunFunction,
+  runFunction,
+  type TypedLineOptions,
+} from "./run_function.ts";
 import { lockKey, type PaneCall, type Runner, sweepOrphans } from "./state.ts";
 import { type Anchor, NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
 import { RunOutput } from "./run_output.ts";
@@ -85,27 +79,6 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
   } finally {
     runner.inFlight.delete(call);
   }
-}
-
-/** The line a launched shell is typed, and the script it runs (see launcher.ts). */
-async function launcherRun(
-  script: LauncherScriptOptions,
-  line: { bootstrap: string; suppressHistory: boolean },
-): Promise<{ typed: string; script: string; buffer: string; refusals: LauncherRefusal[] }> {
-  const text = launcherScript(script);
-  const sha256 = await commandDigest(text);
-  const typed = buildLauncherLine({
-    bootstrap: line.bootstrap,
-    paneId: script.paneId,
-    sha256,
-    suppressHistory: line.suppressHistory,
-  });
-  return {
-    typed,
-    script: text,
-    buffer: launcherBuffer(sha256),
-    refusals: launcherRefusals(script.paneId, sha256),
-  };
 }
 
 async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {
