@@ -35,3 +35,32 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
     },
   });
 }
+
+for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
+  const program = shell.split(" ")[0];
+  const test =
+    `${program} under set -e without $TMUX: the fetch fails, the shell stays, the function comes whole`;
+  Deno.test({
+    name: test,
+    ...needs(test, program),
+    async fn() {
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const pane = await tmux.newPane(
+          `env -i PS1='$ ' PATH=${Deno.env.get("PATH")} HISTFILE=/dev/null ${shell}`,
+        );
+        await waitForPrompt(tmux.socketName, pane);
+        const pid = await tmux.run("display-message", "-p", "-t", pane, "#{pane_pid}");
+        await tmux.run("send-keys", "-t", pane, "set -e", "Enter");
+        await waitForPrompt(tmux.socketName, pane);
+        for (const word of ["first", "second"]) {
+          const result = await conn.client.callTool({
+            name: "run_command",
+            arguments: { pane_id: pane, command: `echo ${word}` },
+          }) as CallToolResult;
+          assertEquals((result.structuredContent as { output: string[] }).output, [word]);
+        }
+        assertEquals(await tmux.run("display-message", "-p", "-t", pane, "#{pane_pid}"), pid);
+      });
+    },
+  });
+}

@@ -65,6 +65,17 @@ Deno.test("the typed line calls the run function, defined inline the first time"
     source: { sha256: digest },
   });
   assert(first.startsWith(`${run.definition}; `), "the definition is typed, not fetched");
+  const fetched = buildTypedLine({
+    ...common,
+    define: "fetched",
+    panePath: "",
+    source: { inline: "echo hi" },
+  });
+  assert(fetched.length < 240, `${fetched.length} characters`);
+  assert(!fetched.includes("/tmp/tmux-0"), "the socket path is typed");
+  assert(fetched.includes(`eval "$__tm";${run.name} `), "the call comes after the check");
+  // Its echo never reads as the shell's "not found": the message is built as the line runs.
+  assert(!fetched.includes(`${run.name}: not found`));
   assert(!first.includes("é"));
   assert(first.endsWith(`; ${run.name} ${names.channel} %7 '/p' 1 h ${digest}`));
   const paged = buildTypedLine({

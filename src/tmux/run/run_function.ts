@@ -29,20 +29,25 @@ export interface RunFunction {
   /** The buffer the definition is fetched from (set as the line that fetches it is typed). */
   buffer: string;
   /**
-   * A short line that defines the function from {@linkcode RunFunction.buffer}, only when the
-   * buffer holds exactly the definition (its SHA-256). It reaches the tmux server through the
-   * shell's own `$TMUX`, so no socket path is typed; a shell without it (started with `env -i`,
-   * say) defines nothing, says the function is not found, and is typed the whole definition
-   * instead.
+   * Wraps a call of the function in a short line that first defines it from
+   * {@linkcode RunFunction.buffer}, and calls it only when the buffer holds exactly the
+   * definition (its SHA-256). It reaches the tmux server through the shell's own `$TMUX`, so no
+   * socket path is typed. A shell without it (started with `env -i`, say) or without sha256sum
+   * says the function is "not found", as a shell lacking it does (the message is built as the
+   * line runs, so its echo does not say it), and is typed the whole definition instead; nothing
+   * in the line fails, so a shell under `set -e` stays.
    */
-  loader: string;
+  loader(call: string): string;
 }
 
-/** Hex digits of the definition's SHA-256 the loader checks: 128 bits, no second text has them. */
-const LOADER_HASH = 32;
+/** Hex digits of the definition's SHA-256 the loader checks: 96 bits, no second text has them. */
+const LOADER_HASH = 24;
 
 /** The calling shell's variable the loader fetches the definition into. */
-const FETCHED = "__tmcp";
+const FETCHED = "__tm";
+
+/** The buffer every version's definition is fetched from (the hash tells one from another). */
+const FUNCTION_BUFFER = `${NAME_PREFIX}fn`;
 
 /** Stands for the function's name (a digest of its text) in that text. */
 const NAME = "\0";
@@ -169,13 +174,13 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   const check = toHex(
     new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(definition))),
   ).slice(0, LOADER_HASH);
-  const buffer = `${name}_f`;
-  // Short, as every character of it is typed: tmux finds its server by $TMUX, the check is
-  // the hash's first 128 bits, and a missing sha256sum says so before shasum is tried.
-  const loader = `${FETCHED}=$(tmux show-buffer -b ${buffer})&&` +
-    `case $(printf %s "$${FETCHED}"|{ sha256sum||shasum -a 256;}) in ` +
-    `${check}*)eval "$${FETCHED}";;esac;`;
-  return { name, definition, buffer, loader };
+  // Short, as every character of it is typed (three rows at 80 columns for a short command):
+  // tmux finds its server by $TMUX, the check is the hash's first 96 bits, sha256sum alone.
+  const loader = (call: string) =>
+    `${FETCHED}=$(tmux show-buffer -b ${FUNCTION_BUFFER})||:;` +
+    `case $(printf %s "$${FETCHED}"|sha256sum) in ${check}*)eval "$${FETCHED}";${call};;` +
+    `*)echo ${name}"": not found;;esac`;
+  return { name, definition, buffer: FUNCTION_BUFFER, loader };
 }
 
 /** How the command reaches the shell: typed inline, or from the call's buffer by its hash. */
@@ -221,12 +226,13 @@ export function buildTypedLine(options: TypedLineOptions): string {
     "inline" in source ? shellQuote(source.inline) : source.sha256,
   ];
   const prefix = options.suppressHistory ? " " : "";
-  const define = options.define === "typed"
-    ? `${options.run.definition}; `
-    : options.define === "fetched"
-    ? options.run.loader
-    : "";
-  return `${prefix}${define}${options.run.name} ${args.join(" ")}`;
+  const call = `${options.run.name} ${args.join(" ")}`;
+  return prefix +
+    (options.define === "typed"
+      ? `${options.run.definition}; ${call}`
+      : options.define === "fetched"
+      ? options.run.loader(call)
+      : call);
 }
 
 /**
