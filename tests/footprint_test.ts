@@ -3,6 +3,7 @@
 // tmux socket's path.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { withServer } from "./helpers/mcp.ts";
 import { needs } from "./helpers/prerequisites.ts";
 import { waitForPrompt } from "./helpers/tmux.ts";
@@ -31,6 +32,8 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
         assert(typed.length <= 3, `${typed.length} rows typed:\n${typed.join("\n")}`);
         const socket = (await tmux.run("display-message", "-p", "#{socket_path}")).trim();
         assert(!rows.join("").includes(socket), "the socket path was typed");
+        // The buffer the function was fetched from went with the call.
+        await assertNoLeftovers(tmux, conn.serverPid);
       });
     },
   });

@@ -26,6 +26,7 @@ import { foreground, isMarker, stateForRun } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { forgetPaneShell, paneShell } from "./probe.ts";
 import { launcherBootstrap, launcherRun } from "./launcher.ts";
+import { fetchBegins, fetchEnds } from "./function_buffer.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
 import { pasteLine, releaseClaim, typeLine } from "./type_line.ts";
@@ -209,6 +210,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       (bytes) => stream?.push(bytes),
     );
     let waiter: TmuxChild | null = null;
+    // The function buffer this call set for its line to fetch (deleted as the call ends).
+    let fetched: string | null = null;
     let context: RunContext | null = null;
     try {
       // Where progress reports start reading: before the line is typed.
@@ -280,6 +283,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         })
         : null;
       let claimed: string | null;
+      if (define === "fetched") {
+        fetchBegins(runner, socket);
+        fetched = run.buffer;
+      }
       try {
         claimed = await typeLine(call, {
           typed,
@@ -367,6 +374,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       return await settle(context, outcome);
     } finally {
       await waiter?.kill();
+      if (fetched !== null) await fetchEnds(runner, socket, fetched);
       afterRun(runner, { key, runId: base.run_id, stream, tap, context });
       // A log the store does not keep is done with: its bytes go now, not at some collection. One
       // it keeps, complete unless the run is still followed, leaves the slab.
