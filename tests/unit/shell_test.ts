@@ -1,6 +1,11 @@
 import { assert, assertEquals, assertMatch } from "../deps.ts";
 import { callNames, classifyProcess, isInlineSafe, shellQuote } from "../../src/tmux/run/shell.ts";
-import { buildTypedLine, commandDigest, runFunction } from "../../src/tmux/run/run_function.ts";
+import {
+  buildTypedLine,
+  commandDigest,
+  fetchOf,
+  runFunction,
+} from "../../src/tmux/run/run_function.ts";
 import { parseRunEnd } from "../../src/tmux/run/run_end.ts";
 
 Deno.test("classifyProcess knows POSIX shells, refuses others, and normalizes names", () => {
@@ -67,13 +72,18 @@ Deno.test("the typed line calls the run function, defined inline the first time"
   assert(first.startsWith(`${run.definition}; `), "the definition is typed, not fetched");
   const fetched = buildTypedLine({
     ...common,
-    define: "fetched",
+    define: await fetchOf(run),
     panePath: "",
     source: { inline: "echo hi" },
   });
   assert(fetched.length < 240, `${fetched.length} characters`);
   assert(!fetched.includes("/tmp/tmux-0"), "the socket path is typed");
   assert(fetched.includes(`eval "$__tm";${run.name} `), "the call comes after the check");
+  // The fetched text deletes its own buffer; a fetch is a buffer of its own each time.
+  const fetch = await fetchOf(run);
+  assert(fetch.text.startsWith(`${run.definition}; `));
+  assert(fetch.text.endsWith(`delete-buffer -b ${fetch.buffer} 2>/dev/null`));
+  assert(fetch.buffer !== (await fetchOf(run)).buffer);
   // Its echo never reads as the shell's "not found": the message is built as the line runs.
   assert(!fetched.includes(`${run.name}: not found`));
   assert(!first.includes("é"));

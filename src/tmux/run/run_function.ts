@@ -26,28 +26,53 @@ export interface RunFunction {
   name: string;
   /** POSIX shell text defining it, on one line (typed as part of a first call, when fetched fails). */
   definition: string;
-  /** The buffer the definition is fetched from (set as the line that fetches it is typed). */
-  buffer: string;
   /**
-   * Wraps a call of the function in a short line that first defines it from
-   * {@linkcode RunFunction.buffer}, and calls it only when the buffer holds exactly the
-   * definition (its SHA-256). It reaches the tmux server through the shell's own `$TMUX`, so no
-   * socket path is typed. A shell without it (started with `env -i`, say) or without sha256sum
-   * says the function is "not found", as a shell lacking it does (the message is built as the
-   * line runs, so its echo does not say it), and is typed the whole definition instead; nothing
-   * in the line fails, so a shell under `set -e` stays.
+   * What a first call sets in its own buffer for its line to fetch: the definition, then the
+   * deletion of that buffer (the shell that evaluates it leaves nothing behind).
    */
-  loader(call: string): string;
+  fetchable(buffer: string): string;
 }
 
-/** Hex digits of the definition's SHA-256 the loader checks: 96 bits, no second text has them. */
-const LOADER_HASH = 24;
+/** A first call's fetch: its buffer, the text set in it, and the start of that text's SHA-256. */
+export interface Fetch {
+  buffer: string;
+  text: string;
+  check: string;
+}
+
+/** A fetch of the run function for one first call, in a buffer of its own. */
+export async function fetchOf(run: RunFunction): Promise<Fetch> {
+  // Short: the name is typed.
+  const buffer = `${NAME_PREFIX}f${toHex(crypto.getRandomValues(new Uint8Array(2)))}`;
+  const text = run.fetchable(buffer);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return { buffer, text, check: toHex(new Uint8Array(digest)).slice(0, LOADER_HASH) };
+}
+
+/**
+ * Wraps a call of the function in a short line that first defines it from the call's buffer, and
+ * calls it only when the buffer holds exactly what was set there (its SHA-256). It reaches the
+ * tmux server through the shell's own `$TMUX`, so no socket path is typed. A shell without it
+ * (started with `env -i`, say) or without sha256sum says the function is "not found", as a shell
+ * lacking it does (the message is built as the line runs, so its echo does not say it), and is
+ * typed the whole definition instead; nothing in the line fails, so a shell under `set -e` stays.
+ * Short, as every character of it is typed (three rows at 80 columns for a short command): tmux
+ * finds its server by $TMUX, the check is the hash's first 80 bits, sha256sum alone.
+ */
+function fetchingLine(call: string, name: string, fetch: Fetch): string {
+  return `${FETCHED}=$(tmux show-buffer -b ${fetch.buffer})||:;` +
+    `case $(printf %s "$${FETCHED}"|sha256sum) in ${fetch.check}*)eval "$${FETCHED}";${call};;` +
+    `*)echo ${name}"": not found;;esac`;
+}
+
+/**
+ * Hex digits of the fetched text's SHA-256 the line checks: 80 bits. Another text with them would
+ * take 2^80 hashes to find, and the buffer lives only while the call types its line.
+ */
+const LOADER_HASH = 20;
 
 /** The calling shell's variable the loader fetches the definition into. */
 const FETCHED = "__tm";
-
-/** The buffer every version's definition is fetched from (the hash tells one from another). */
-const FUNCTION_BUFFER = `${NAME_PREFIX}fn`;
 
 /** Stands for the function's name (a digest of its text) in that text. */
 const NAME = "\0";
@@ -171,16 +196,9 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
   const definition = text.replaceAll(NAME, name);
-  const check = toHex(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(definition))),
-  ).slice(0, LOADER_HASH);
-  // Short, as every character of it is typed (three rows at 80 columns for a short command):
-  // tmux finds its server by $TMUX, the check is the hash's first 96 bits, sha256sum alone.
-  const loader = (call: string) =>
-    `${FETCHED}=$(tmux show-buffer -b ${FUNCTION_BUFFER})||:;` +
-    `case $(printf %s "$${FETCHED}"|sha256sum) in ${check}*)eval "$${FETCHED}";${call};;` +
-    `*)echo ${name}"": not found;;esac`;
-  return { name, definition, buffer: FUNCTION_BUFFER, loader };
+  const fetchable = (buffer: string) =>
+    `${definition}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null`;
+  return { name, definition, fetchable };
 }
 
 /** How the command reaches the shell: typed inline, or from the call's buffer by its hash. */
@@ -193,10 +211,10 @@ export interface TypedLineOptions {
   /** The function the line calls. */
   run: RunFunction;
   /**
-   * Define the function first, in the same line (the shell lacks it): `fetched` by the short
-   * loader, `typed` whole; `none`: the shell has it.
+   * Define the function first, in the same line (the shell lacks it): fetched from a buffer
+   * (a {@linkcode Fetch}), or `typed` whole; `none`: the shell has it.
    */
-  define: "fetched" | "typed" | "none";
+  define: Fetch | "typed" | "none";
   /** The pane's `#{pane_path}` (OSC 7) before the call, put back when the command has ended. */
   panePath: string;
   /** Keep the line out of history: a space first (ignorespace), and bash drops it otherwise. */
@@ -227,12 +245,13 @@ export function buildTypedLine(options: TypedLineOptions): string {
   ];
   const prefix = options.suppressHistory ? " " : "";
   const call = `${options.run.name} ${args.join(" ")}`;
+  const { define } = options;
   return prefix +
-    (options.define === "typed"
+    (define === "typed"
       ? `${options.run.definition}; ${call}`
-      : options.define === "fetched"
-      ? options.run.loader(call)
-      : call);
+      : define === "none"
+      ? call
+      : fetchingLine(call, options.run.name, define));
 }
 
 /**

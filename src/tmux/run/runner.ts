@@ -26,10 +26,9 @@ import { foreground, isMarker, stateForRun } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { forgetPaneShell, paneShell } from "./probe.ts";
 import { launcherBootstrap, launcherRun } from "./launcher.ts";
-import { fetchBegins, fetchEnds } from "./function_buffer.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
-import { pasteLine, releaseClaim, typeLine } from "./type_line.ts";
+import { deleteFetched, pasteLine, releaseClaim, typeLine } from "./type_line.ts";
 import {
   callNames,
   isInlineSafe,
@@ -41,6 +40,8 @@ import {
 import {
   buildTypedLine,
   commandDigest,
+  type Fetch,
+  fetchOf,
   type RunFunction,
   runFunction,
   type TypedLineOptions,
@@ -210,8 +211,8 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       (bytes) => stream?.push(bytes),
     );
     let waiter: TmuxChild | null = null;
-    // The function buffer this call set for its line to fetch (deleted as the call ends).
-    let fetched: string | null = null;
+    // The run function this call set in a buffer for its line to fetch.
+    let fetch: Fetch | null = null;
     let context: RunContext | null = null;
     try {
       // Where progress reports start reading: before the line is typed.
@@ -258,11 +259,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       // Only the stream shows a stand-in's end at once: a waited line always brings the function,
       // whole. A followed one fetches it (a few rows typed, not thirty), and brings it whole
       // only when the fetch cannot work there (see the retry below).
-      const define = launched !== null || runner.functions.get(key) === functionMark
-        ? "none"
-        : tap === null
-        ? "typed"
-        : "fetched";
+      fetch = launched !== null || runner.functions.get(key) === functionMark || tap === null
+        ? null
+        : await fetchOf(run);
+      const define = fetch ??
+        (launched !== null || runner.functions.get(key) === functionMark ? "none" : "typed");
       let typed = launched?.typed ?? lineWith(define);
       const buffered = launched?.script ?? (inline ? null : request.command);
       const typing = {
@@ -283,10 +284,6 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         })
         : null;
       let claimed: string | null;
-      if (define === "fetched") {
-        fetchBegins(runner, socket);
-        fetched = run.buffer;
-      }
       try {
         claimed = await typeLine(call, {
           typed,
@@ -294,7 +291,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
           mark,
           buffered,
           record,
-          definition: define === "fetched" ? { buffer: run.buffer, text: run.definition } : null,
+          definition: fetch,
         });
       } catch (error) {
         if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
@@ -374,7 +371,11 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       return await settle(context, outcome);
     } finally {
       await waiter?.kill();
-      if (fetched !== null) await fetchEnds(runner, socket, fetched);
+      // The shell that evaluated the fetched function deleted its buffer; one that never read
+      // the line did not.
+      if (fetch !== null) {
+        await deleteFetched(socket, fetch.buffer);
+      }
       afterRun(runner, { key, runId: base.run_id, stream, tap, context });
       // A log the store does not keep is done with: its bytes go now, not at some collection. One
       // it keeps, complete unless the run is still followed, leaves the slab.

@@ -39,8 +39,6 @@ export interface Runner {
   functions: Map<string, string>;
   /** Per socket path, the run function (its digest is computed once). */
   definitions: Map<string, Promise<RunFunction>>;
-  /** Per socket, first calls in flight whose line fetches the run function (function_buffer.ts). */
-  fetching: Map<string, number>;
   /** Shells looked at where a pane's command name does not tell (see `paneShell`). */
   shells: Map<string, PaneShell>;
   /** Runs' output kept for reading later (read_command_output, wait_for_command). */
@@ -62,7 +60,6 @@ export function createRunner(): Runner {
     settling: new Map(),
     functions: new BoundedMap(PANES_REMEMBERED_MAX),
     definitions: new Map(),
-    fetching: new Map(),
     shells: new BoundedMap(PANES_REMEMBERED_MAX),
     store: new OutputStore(),
     stop: new AbortController(),

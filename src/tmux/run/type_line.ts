@@ -138,3 +138,11 @@ async function deleteBuffers(socket: TmuxSocket, buffers: readonly string[]): Pr
   }
   return deleted;
 }
+
+/**
+ * Deletes the buffer a first call set the run function in for its line to fetch: the shell that
+ * evaluated it deleted it already; one that never read the line did not.
+ */
+export async function deleteFetched(socket: TmuxSocket, buffer: string): Promise<void> {
+  await runTmux(socket, ["delete-buffer", "-b", buffer]).catch(() => {});
+}
