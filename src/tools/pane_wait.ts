@@ -70,22 +70,35 @@ export type WaitOutput = z.infer<z.ZodObject<typeof waitOutput>>;
 
 /** What a wait is asked for. */
 export interface WaitArgs {
+  /** Any one ends the wait as matched. */
   patterns: string[];
+  /** Any one ends the wait as stopped. */
   stop_patterns?: string[];
+  /** The patterns are RE2 regular expressions. */
   regex?: boolean;
+  /** Match case exactly (default true). */
   case_sensitive?: boolean;
+  /** End at a known prompt. */
   prompt: boolean;
+  /** End once the pane wrote nothing for this long. */
   quiet_seconds?: number;
+  /** Seconds, before the server's ceiling. */
   timeout: number;
+  /** The result shows only the last N lines. */
   max_lines?: number | null;
+  /** The result's pane text, at most. */
   max_output_bytes?: number;
 }
 
 /** The call a wait runs in. */
 export interface WaitCall {
+  /** The tmux server. */
   socket: TmuxSocket;
+  /** The pane. */
   target: string;
+  /** Server settings and the tmux client. */
   context: ToolContext;
+  /** The MCP request (cancellation, progress). */
   extra: Extra;
   /** Count output since this cursor (send_keys' own); null: since now. */
   cursor: string | null;

@@ -35,8 +35,11 @@ export interface RunFunction {
 
 /** A first call's fetch: its buffer, the text set in it, and the start of that text's SHA-256. */
 export interface Fetch {
+  /** The buffer's name (typed in the line). */
   buffer: string;
+  /** What is set in it: the definition, then the buffer's deletion. */
   text: string;
+  /** The first hex digits of the text's SHA-256 (typed in the line). */
   check: string;
 }
 

@@ -16,8 +16,11 @@ import type { Runner } from "./state.ts";
 export interface SearchOutputRequest {
   /** As run_command or wait_for_command returned it. */
   runId: string;
+  /** What a line must hold. */
   pattern: string;
+  /** The pattern is an RE2 regular expression (else literal text). */
   regex: boolean;
+  /** Match case exactly. */
   caseSensitive: boolean;
   /** Lines shown before and after each match. */
   context: number;
@@ -33,6 +36,7 @@ export interface SearchOutputRequest {
 export interface MatchGroup {
   /** The line number of the first of `lines`. */
   from_line: number;
+  /** The lines, each longer than half the budget cut inside. */
   lines: string[];
   /** The line numbers among them that match. */
   match_lines: number[];
@@ -40,6 +44,7 @@ export interface MatchGroup {
 
 /** What a search found. */
 export interface OutputMatches {
+  /** The run. */
   run_id: string;
   /** Whether the run has ended (false: more may come). */
   ended: boolean;
