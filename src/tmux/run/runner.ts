@@ -256,21 +256,20 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         ? { socket, paneId, names }
         : { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
       const pasteFlags = verbatimPasteFlags(version);
-      // Only the stream shows a stand-in's end at once: a waited line always brings the function,
-      // whole. A followed one fetches it (a few rows typed, not thirty), and brings it whole
-      // only when the fetch cannot work there (see the retry below).
-      fetch = launched !== null || runner.functions.get(key) === functionMark || tap === null
-        ? null
-        : await fetchOf(run);
-      const define = fetch ??
-        (launched !== null || runner.functions.get(key) === functionMark ? "none" : "typed");
-      let typed = launched?.typed ?? lineWith(define);
-      const buffered = launched?.script ?? (inline ? null : request.command);
       const typing = {
         editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
           cooked: shell?.kind === "posix" && shell.cooked === true,
         }),
       };
+      // Only the stream shows a stand-in's end at once: a waited line always brings the function,
+      // whole. A followed one fetches it (a few rows typed, not thirty), and brings it whole
+      // only when the fetch cannot work there (see the retry below), or when no line editor
+      // reads yet (a shell in its startup file reads the line only later, maybe after the call).
+      const needs = launched === null && runner.functions.get(key) !== functionMark;
+      fetch = needs && tap !== null && typing.editorReads !== false ? await fetchOf(run) : null;
+      const define = fetch ?? (needs ? "typed" : "none");
+      let typed = launched?.typed ?? lineWith(define);
+      const buffered = launched?.script ?? (inline ? null : request.command);
       stream?.typing(typed, typing);
       if (launched !== null) stream?.expectRefusals(launched.refusals);
       // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
@@ -371,11 +370,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       return await settle(context, outcome);
     } finally {
       await waiter?.kill();
-      // The shell that evaluated the fetched function deleted its buffer; one that never read
-      // the line did not.
-      if (fetch !== null) {
-        await deleteFetched(socket, fetch.buffer);
-      }
+      // The shell that evaluated the fetched function deleted its buffer. One that has not read
+      // the line yet (the call timed out first) still may: the buffer stays for it.
+      const pending = context?.followed === true && stream?.started === false;
+      if (fetch !== null && !pending) await deleteFetched(socket, fetch.buffer);
       afterRun(runner, { key, runId: base.run_id, stream, tap, context });
       // A log the store does not keep is done with: its bytes go now, not at some collection. One
       // it keeps, complete unless the run is still followed, leaves the slab.
