@@ -38,6 +38,8 @@ export class StdioLineTransport implements Transport {
   #max: number;
   #closed = false;
   #reader: ChunkReader | null = null;
+  /** Error replies on their way: the end of input waits for them before it closes. */
+  #replies = new Set<Promise<void>>();
 
   constructor(options: StdioLineOptions = {}) {
     this.#input = options.input ?? Deno.stdin.readable;
@@ -47,7 +49,9 @@ export class StdioLineTransport implements Transport {
 
   /** Starts reading; resolves at once. */
   start(): Promise<void> {
-    this.#read().catch((error) => this.onerror?.(error)).finally(() => this.close());
+    this.#read().catch((error) => this.onerror?.(error))
+      .then(() => Promise.allSettled(this.#replies))
+      .finally(() => this.close());
     return Promise.resolve();
   }
 
@@ -111,8 +115,12 @@ export class StdioLineTransport implements Transport {
   }
 
   #reply(code: number, message: string, id: string | number | null = null): void {
-    this.send({ jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage)
+    const sent = this.send(
+      { jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage,
+    )
       .catch((error) => this.onerror?.(error));
+    this.#replies.add(sent);
+    sent.finally(() => this.#replies.delete(sent));
   }
 
   /** Writes one message as a line. */
