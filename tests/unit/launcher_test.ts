@@ -80,6 +80,10 @@ Deno.test("the probe tells shells by their program, whatever name they give them
     args: ["-m", "xonsh"],
   });
   assertEquals(shellFromProbe("/usr/bin/python3.11|python3"), { kind: "other" });
+  // A program in front is a program, whatever tmux named the pane (tmux before 3.7 was seen to
+  // name a pane running sleep after its shell, under load).
+  assertEquals(shellFromProbe("/usr/bin/sleep|sleep 100"), { kind: "other" });
+  assertEquals(shellFromProbe("/usr/bin/zsh-5.9|-zsh"), { kind: "posix" });
   assertEquals(shellFromProbe("/usr/bin/bash|fish"), { kind: "posix" });
   assertEquals(shellFromProbe("/usr/bin/pwsh|pwsh"), { kind: "unsupported", name: "pwsh" });
   // A shell running a script reads no command line: what is typed is the script's input.
@@ -110,6 +114,7 @@ Deno.test("the probe tells shells by their program, whatever name they give them
   // Nothing to go by: the caller falls back to tmux's name.
   assertEquals(shellFromProbe(""), null);
   assertEquals(shellFromProbe("relative|fish"), null);
-  assertEquals(shellFromProbe("/opt/unknown|unknown"), null);
+  // A program that is no shell, by its executable or the name it runs as, is another program.
+  assertEquals(shellFromProbe("/opt/unknown|unknown"), { kind: "other" });
   assertEquals(shellFromProbe(`/usr/bin/fish|${"x".repeat(10_000)}`), null);
 });

@@ -135,8 +135,11 @@ function shellOfProgram(program: string, args: string[]): PaneShell | null {
   if (launched !== undefined) {
     return { kind: "launched", shell: { kind: launched, program, args: [] } };
   }
+  // By the executable's name, else by the name it was started as (a versioned binary run as
+  // `zsh`); neither a shell's: another program has the terminal, whatever tmux named the pane.
   const kind = fromName(base);
-  return kind.kind === "other" ? null : kind;
+  if (kind.kind !== "other") return kind;
+  return fromName(argv0);
 }
 
 /**
