@@ -8,7 +8,6 @@ import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 import { checkToolNames, DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
-import { randomHex } from "./hex.ts";
 import { isLoopback } from "./net.ts";
 import { parseRemote, type RemoteHost, type Scope, SOCKET_NAME } from "./tmux/mod.ts";
 
@@ -239,5 +238,5 @@ function readTokenFile(path: string): string {
 
 /** A random bearer token (256 bits, hex). */
 export function generateToken(): string {
-  return randomHex(32);
+  return crypto.getRandomValues(new Uint8Array(32)).toHex();
 }

@@ -5,8 +5,6 @@
  * @module
  */
 
-import { randomHex } from "../hex.ts";
-
 /** What every name this server gives things in tmux starts with. */
 export const NAME_PREFIX = "tmux_mcp_";
 
@@ -15,7 +13,7 @@ export const NONCE_BYTES = 8;
 
 /** A fresh nonce: {@linkcode NONCE_BYTES} random bytes as hex. */
 export function newNonce(): string {
-  return randomHex(NONCE_BYTES);
+  return crypto.getRandomValues(new Uint8Array(NONCE_BYTES)).toHex();
 }
 
 /** A fresh private name of one kind, like `tmux_mcp_paste_<nonce>`. */

@@ -27,7 +27,6 @@ import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
-import { toHex } from "../hex.ts";
 import { withoutDefaults } from "./run_defaults.ts";
 import { deadline } from "../async.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
@@ -354,7 +353,7 @@ const LOGGED = ["pane_id", "window_id", "session_id", "socket_name", "host"];
 
 async function digest(text: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return toHex(new Uint8Array(hash).slice(0, 8));
+  return new Uint8Array(hash).slice(0, 8).toHex();
 }
 
 /** One JSON line on stderr per call; command text is reduced to its length and a hash. */

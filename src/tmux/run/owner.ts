@@ -8,10 +8,8 @@
  * @module
  */
 
-import { randomHex } from "../../hex.ts";
-
 /** This process's part of every owner it makes. */
-const PROCESS = randomHex(8);
+const PROCESS = crypto.getRandomValues(new Uint8Array(8)).toHex();
 
 let made = 0;
 

@@ -6,7 +6,6 @@
  * @module
  */
 
-import { toHex } from "../../hex.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { KILLED, NO_HASH_TOOL, NO_TMUX, TAMPERED } from "./run_end.ts";
 import {
@@ -46,10 +45,10 @@ export interface Fetch {
 /** A fetch of the run function for one first call, in a buffer of its own. */
 export async function fetchOf(run: RunFunction): Promise<Fetch> {
   // Short: the name is typed.
-  const buffer = `${NAME_PREFIX}f${toHex(crypto.getRandomValues(new Uint8Array(2)))}`;
+  const buffer = `${NAME_PREFIX}f${crypto.getRandomValues(new Uint8Array(2)).toHex()}`;
   const text = run.fetchable(buffer);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return { buffer, text, check: toHex(new Uint8Array(digest)).slice(0, LOADER_HASH) };
+  return { buffer, text, check: new Uint8Array(digest).toHex().slice(0, LOADER_HASH) };
 }
 
 /**
@@ -197,7 +196,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `${NAME}() { ${ZSH_LOCAL_NO_ERR_RETURN}; set -- "$@" "$-"; set +e; ( ${NAME}b "$@" ); ` +
     `${guard.join("; ")}; }`;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  const name = `__${NAME_PREFIX}${toHex(new Uint8Array(digest).slice(0, 4))}`;
+  const name = `__${NAME_PREFIX}${new Uint8Array(digest).slice(0, 4).toHex()}`;
   const definition = text.replaceAll(NAME, name);
   const fetchable = (buffer: string) =>
     `${definition}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null`;
@@ -268,5 +267,5 @@ export function bufferedText(command: string): string {
 /** The SHA-256 of a buffered command as the shell's tools print it (lowercase hex). */
 export async function commandDigest(command: string): Promise<string> {
   const bytes = new TextEncoder().encode(bufferedText(command));
-  return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)).toHex();
 }

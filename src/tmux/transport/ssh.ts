@@ -11,7 +11,6 @@
  */
 
 import { abortable, ABORTED } from "../../async.ts";
-import { randomHex } from "../../hex.ts";
 import { TmuxError } from "../errors.ts";
 import { MAX_STDERR_BYTES, readCapped, readLines, terminate } from "./lines.ts";
 import type { RemoteLink } from "./remote_link.ts";
@@ -76,7 +75,7 @@ const READY = "tmux-mcp-ready";
 /** The link to a declared host over ssh; nothing connects until it is used. */
 export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink {
   // Private to this process: unguessable, so no one else's socket can be there before ours.
-  const controlPath = `/tmp/tmux-mcp-${randomHex(8)}-%C`;
+  const controlPath = `/tmp/tmux-mcp-${crypto.getRandomValues(new Uint8Array(8)).toHex()}-%C`;
   const common = [
     "-T",
     ...["-o", "BatchMode=yes"],
