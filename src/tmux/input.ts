@@ -15,6 +15,8 @@ import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "./version.ts
 import { captureSince, screenRows } from "./capture.ts";
 import { privateName } from "./names.ts";
 import { lineEditorState, watchOutput } from "./transport/watch.ts";
+import { deadline, delay } from "../async.ts";
+import { callDeadline } from "./call_deadline.ts";
 
 const NAMED_KEYS = [
   "Enter",
@@ -127,31 +129,28 @@ const TAKEN_STILL_MS = 30;
 
 /**
  * Subscribes to a pane's output before text is typed; the function returned resolves once output
- * came and stopped for a moment (the program took the text), or after {@linkcode TAKE_MAX_MS}.
+ * came and stopped for a moment (the program took the text), after {@linkcode TAKE_MAX_MS}, or at
+ * the call's deadline.
  */
 async function outputAfter(
   socket: TmuxSocket,
   target: { sessionId: string; paneId: string },
 ): Promise<() => Promise<void>> {
   let last = 0;
-  let wake: (() => void) | null = null;
+  let woken = new AbortController();
   const leave = await watchOutput(socket, target, () => {
     last = Date.now();
-    wake?.();
+    woken.abort();
   });
   return async () => {
-    const deadline = Date.now() + TAKE_MAX_MS;
+    using limit = deadline(TAKE_MAX_MS, callDeadline());
     try {
-      while (Date.now() < deadline && (last === 0 || Date.now() - last < TAKEN_STILL_MS)) {
-        const wait = last === 0 ? deadline - Date.now() : TAKEN_STILL_MS - (Date.now() - last);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(1, wait));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
+      while (!limit.signal.aborted && (last === 0 || Date.now() - last < TAKEN_STILL_MS)) {
+        woken = new AbortController();
+        const still = last === 0 ? TAKE_MAX_MS : TAKEN_STILL_MS - (Date.now() - last);
+        await delay(Math.max(1, still), {
+          signal: AbortSignal.any([limit.signal, woken.signal]),
         });
-        wake = null;
       }
     } finally {
       leave();
