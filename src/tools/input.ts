@@ -71,6 +71,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         extra,
         cursor: typed.cursor,
         screen: typed.screen,
+        settled: true,
       });
       return { ...sent, answer };
     },

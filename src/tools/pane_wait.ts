@@ -104,6 +104,8 @@ export interface WaitCall {
   cursor: string | null;
   /** The screen's rows as the input was typed (send_keys'). */
   screen?: string[];
+  /** send_keys settled the pane before it typed, in this call. */
+  settled?: boolean;
 }
 
 /** Waits on a pane as asked; refuses a wait with no end but the timeout. */
@@ -114,8 +116,7 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
   }
   const timeout = clampTimeout(context, args.timeout);
   const report = progressNotifier(extra, timeout);
-  // send_keys settled the pane before it typed.
-  if (call.cursor === null) await context.tmux.settled(socket, target);
+  if (!call.settled) await context.tmux.settled(socket, target);
   const found = await waitForText(socket, target, {
     patterns: args.patterns,
     stopPatterns: args.stop_patterns ?? [],
