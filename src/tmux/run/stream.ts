@@ -95,8 +95,6 @@ export class RunStream {
   #before = "";
   /** Finds the typed line's echo; none until the line is known. */
   #echo: EchoScan | null = null;
-  /** The last of the text after the typed line's echo, before the start marker. */
-  #editor = "";
   /** A line editor accepted a line since the typed line's echo. */
   #accepted = false;
   /** The token of the typed line, whose echo is looked for. */
@@ -260,11 +258,11 @@ export class RunStream {
       // editor shows the line again when it reads it, after any line typed before it.
       if (this.#editorReads === false) this.#echo = new EchoScan(this.#token);
     }
-    const window = this.#editor = (this.#editor + text).slice(-BEFORE_MAX);
-    // An accept that slid out of the window came before everything in it.
-    const off = window.lastIndexOf(BRACKET_OFF);
-    this.#accepted ||= off >= 0;
-    return this.#accepted && window.lastIndexOf(BRACKET_ON) > off;
+    // The editor accepted a line (switched bracketed paste off) after the echo, and its latest
+    // switch says it reads again.
+    this.#accepted ||= (this.#switchTail + text).includes(BRACKET_OFF);
+    this.#followSwitches(text);
+    return this.#accepted && this.#editorReads === true;
   }
 
   /** Follows the line editor's bracketed-paste switches through `text`. */
