@@ -140,8 +140,9 @@ class Alarm {
 }
 
 /**
- * Waits until a pattern shows up in new output, a stop pattern does, or the timeout passes. The
- * pane is read again whenever it reports output (see watch.ts), and every `intervalMs` anyway.
+ * Waits until a pattern shows up in new output, a stop pattern does, a known prompt is back, the
+ * pane is quiet, the program exits, or the timeout passes. The pane is read again whenever it
+ * reports output (see watch.ts), and every `intervalMs` anyway.
  */
 export async function waitForText(
   socket: TmuxSocket,
@@ -155,20 +156,42 @@ export async function waitForText(
   const output = new ExcerptBuilder(options.budget);
   const alarm = new Alarm();
   const clock = new MatchClock();
+  // What the result says of what was read so far.
+  let cursor = options.cursor ?? "";
+  let current = "";
+  let missed = false;
+  const end = (
+    outcome: WaitOutcome,
+    match: { source: string; line: string } | null = null,
+    more: { prompt?: string; changed?: Array<{ row: number; text: string }> } = {},
+  ): WaitTextResult => ({
+    outcome,
+    pattern: match?.source ?? null,
+    line: match?.line ?? null,
+    elapsed_seconds: Math.round(Date.now() - started) / 1000,
+    effective_timeout: options.timeout,
+    lines_missed: missed,
+    output: output.finish(current === "" ? undefined : current),
+    cursor,
+    prompt: more.prompt ?? null,
+    changed_rows: more.changed ?? null,
+  });
+  // A pane that closed as its program ended: what was read is the answer.
+  const gone = (error: unknown): WaitTextResult => {
+    if (error instanceof TmuxError && error.code === "not_found") return end("exited");
+    throw error;
+  };
   let front: { session_id: string; pane_current_command: string };
   try {
     front = await queryPane(socket, paneId, ["session_id", "pane_current_command"]);
   } catch (error) {
-    // Gone since the call began: its program ended and the pane closed with it.
-    if (!(error instanceof TmuxError && error.code === "not_found")) throw error;
-    return goneResult(options, started, output);
+    return gone(error);
   }
   const quietMs = options.quietMs ?? null;
   // Talking to a program (a prompt or quiet to wait for): its end ends the wait. A wait for text
   // alone outlasts the programs a shell runs meanwhile (a prompt's own, say).
   const talking = options.prompt === true || quietMs !== null;
-  const program = talking &&
-      classifyProcess(front.pane_current_command) === "other"
+  const program = talking && classifyProcess(front.pane_current_command) === "other"
     ? front.pane_current_command
     : null;
   let lastOutput = Date.now();
@@ -182,32 +205,17 @@ export async function waitForText(
     let since = await captureSince(socket, paneId, options.cursor ?? null, {
       echoFrom: options.echoFrom,
     });
-    let missed = since.lines_missed;
     // A full-screen program has no lines to tell its changes by: its rows are compared.
     const screenBefore = quietMs === null
       ? null
       : options.screenBefore ?? await screenRows(socket, paneId);
     // Without a cursor, what the cursor's row shows now is old.
-    let current = options.cursor == null ? "" : since.current_line;
-    const end = (
-      outcome: WaitOutcome,
-      match: { source: string; line: string } | null = null,
-      more: { prompt?: string; changed?: Array<{ row: number; text: string }> } = {},
-    ): WaitTextResult => ({
-      outcome,
-      pattern: match?.source ?? null,
-      line: match?.line ?? null,
-      elapsed_seconds: Math.round(Date.now() - started) / 1000,
-      effective_timeout: options.timeout,
-      lines_missed: missed,
-      output: output.finish(current === "" ? undefined : current),
-      cursor: since.cursor,
-      prompt: more.prompt ?? null,
-      changed_rows: more.changed ?? null,
-    });
+    current = options.cursor == null ? "" : since.current_line;
     let lastProgress = 0;
     let exited = false;
     while (true) {
+      missed ||= since.lines_missed;
+      cursor = since.cursor;
       if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
       let match: { outcome: "matched" | "stopped"; source: string; line: string } | null = null;
       // The row under the cursor counts once it shows something new.
@@ -233,52 +241,43 @@ export async function waitForText(
         : null;
       if (prompt !== null) return end("prompt", null, { prompt });
       if (since.alternate_on && quietMs === null) return end("alternate_screen");
-      // What the program wrote as it ended is read (and matched) once more before that.
       if (exited) return end("exited");
       exited = talking && await programEnded(socket, paneId, program);
-      if (exited) {
-        since = await captureSince(socket, paneId, since.cursor);
-        missed ||= since.lines_missed;
-        current = since.current_line;
-        continue;
-      }
-      if (quietMs !== null && still >= quietMs) {
-        const changed = since.alternate_on
-          ? changedRows(screenBefore ?? [], await screenRows(socket, paneId))
-          : undefined;
-        return end("quiet", null, { changed });
-      }
-      const waited = Date.now() - started;
-      if (waited >= options.timeout * 1000) return end("timeout");
-      if (options.onProgress && waited - lastProgress >= 1000) {
-        lastProgress = waited;
-        options.onProgress(waited / 1000);
-      }
-      // Woken by output; else when the pane may have gone quiet, or a prompt settled.
-      const quietIn = quietMs === null ? Infinity : quietMs - still;
-      const settleIn = options.prompt && outputCame ? PROMPT_SETTLE_MS - still : Infinity;
-      await alarm.pause(
-        Math.max(
-          1,
-          Math.min(
-            options.intervalMs,
-            options.timeout * 1000 - waited,
-            quietIn,
-            settleIn > 0 ? settleIn : Infinity,
+      // An exit is told once what the program wrote as it ended is read (and matched): at once.
+      if (!exited) {
+        if (quietMs !== null && still >= quietMs) {
+          const changed = since.alternate_on
+            ? changedRows(screenBefore ?? [], await screenRows(socket, paneId))
+            : undefined;
+          return end("quiet", null, { changed });
+        }
+        const waited = Date.now() - started;
+        if (waited >= options.timeout * 1000) return end("timeout");
+        if (options.onProgress && waited - lastProgress >= 1000) {
+          lastProgress = waited;
+          options.onProgress(waited / 1000);
+        }
+        // Woken by output; else when the pane may have gone quiet, or a prompt settled.
+        const quietIn = quietMs === null ? Infinity : quietMs - still;
+        const settleIn = options.prompt && outputCame ? PROMPT_SETTLE_MS - still : Infinity;
+        await alarm.pause(
+          Math.max(
+            1,
+            Math.min(
+              options.intervalMs,
+              options.timeout * 1000 - waited,
+              quietIn,
+              settleIn > 0 ? settleIn : Infinity,
+            ),
           ),
-        ),
-        options.signal,
-      );
+          options.signal,
+        );
+      }
       since = await captureSince(socket, paneId, since.cursor);
-      missed ||= since.lines_missed;
       current = since.current_line;
     }
   } catch (error) {
-    // The pane closed as its program ended: what was read is the answer.
-    if (error instanceof TmuxError && error.code === "not_found") {
-      return goneResult(options, started, output);
-    }
-    throw error;
+    return gone(error);
   } finally {
     unwatch();
   }
@@ -308,24 +307,4 @@ function changedRows(before: string[], after: string[]): Array<{ row: number; te
     if ((before[row] ?? "") !== (after[row] ?? "")) changed.push({ row, text: after[row] ?? "" });
   }
   return changed;
-}
-
-/** The result of a wait on a pane that closed before the wait could begin. */
-function goneResult(
-  options: WaitTextOptions,
-  started: number,
-  output: ExcerptBuilder,
-): WaitTextResult {
-  return {
-    outcome: "exited",
-    pattern: null,
-    line: null,
-    elapsed_seconds: Math.round(Date.now() - started) / 1000,
-    effective_timeout: options.timeout,
-    lines_missed: false,
-    output: output.finish(),
-    cursor: options.cursor ?? "",
-    prompt: null,
-    changed_rows: null,
-  };
 }
