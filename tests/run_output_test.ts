@@ -62,6 +62,14 @@ Deno.test("read_command_output finds lines by pattern, with context and exact co
       "--",
       "2502:step 2502 ok",
     ]]);
+    // from_line counts from the end when negative, as for a page.
+    const last = await call(conn, "read_command_output", {
+      run_id: runId,
+      pattern: "ok",
+      from_line: -2,
+      context: 0,
+    });
+    assertEquals([last.match_count, last.lines], [2, ["5000:step 5000 ok", "5001:step 5001 ok"]]);
     // Groups apart are marked; a pattern RE2 cannot take is refused.
     const two = await call(conn, "read_command_output", {
       run_id: runId,

@@ -10,7 +10,6 @@ import type { OutputMatches, RunPage } from "../tmux/mod.ts";
 /** A search's matches as read_command_output's page, with the count. */
 export function matchesPage(
   found: OutputMatches,
-  fromLine: number,
 ): RunPage & { match_count: number; lines_searched_in_part?: number } {
   const lines: string[] = [];
   for (const group of found.groups) {
@@ -25,7 +24,7 @@ export function matchesPage(
     ended: found.ended,
     total_lines: found.total_lines,
     total_bytes: found.total_bytes,
-    from_line: fromLine,
+    from_line: found.from_line,
     next_line: found.next_line,
     missing: found.not_kept,
     partial_last_line: false,

@@ -75,11 +75,10 @@ export const READ_OUTPUT_TOOL: AnyToolSpec = defineTool({
           regex: args.regex,
           caseSensitive: args.case_sensitive,
           context: args.context,
-          fromLine: Math.max(1, args.from_line),
+          fromLine: args.from_line,
           budget,
           owner: context.owner,
         }),
-        Math.max(1, args.from_line),
       );
     }
     return context.tmux.readRunOutput({

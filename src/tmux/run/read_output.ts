@@ -11,6 +11,7 @@ import { parseRunId } from "./record.ts";
 import { mayCollect } from "./owner.ts";
 import type { Runner } from "./state.ts";
 import type { StoredRun } from "./run_output.ts";
+import type { OutputLog } from "../output_log.ts";
 
 /** One read_command_output request. */
 export interface ReadRequest {
@@ -68,13 +69,16 @@ export function keptRun(
   return found;
 }
 
+/** The line a read starts at: `fromLine` from 1, or negative from the end (-1: the last line). */
+export function firstLine(log: OutputLog, fromLine: number): number {
+  return fromLine < 0 ? Math.max(1, log.lines + 1 + fromLine) : Math.max(1, fromLine);
+}
+
 /** A page of a kept run's output; not_found when the run's output is not kept. */
 export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
   const stored = keptRun(runner, request);
   const { log } = stored;
-  const from = request.fromLine < 0
-    ? Math.max(1, log.lines + 1 + request.fromLine)
-    : request.fromLine;
+  const from = firstLine(log, request.fromLine);
   const page = log.read(from, request.budget);
   return {
     run_id: request.runId,

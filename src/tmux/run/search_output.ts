@@ -9,7 +9,7 @@
 import { cutLine, lineBytes, type OutputBudget } from "../excerpt.ts";
 import { MatchClock } from "../match_clock.ts";
 import { compilePatterns } from "../wait_text.ts";
-import { keptRun } from "./read_output.ts";
+import { firstLine, keptRun } from "./read_output.ts";
 import type { Runner } from "./state.ts";
 
 /** One search of a run's output. */
@@ -24,7 +24,7 @@ export interface SearchOutputRequest {
   caseSensitive: boolean;
   /** Lines shown before and after each match. */
   context: number;
-  /** The first line searched, from 1. */
+  /** The first line searched, from 1; negative counts from the end. */
   fromLine: number;
   /** How much the shown lines hold. */
   budget: OutputBudget;
@@ -54,6 +54,8 @@ export interface OutputMatches {
   total_bytes: number;
   /** Until when the output is kept (ISO 8601). */
   expires_at: string;
+  /** The first line searched. */
+  from_line: number;
   /** Matches from the first line searched to the end so far, shown or not. */
   match_count: number;
   /** The matches shown, with their context, in order. */
@@ -62,11 +64,11 @@ export interface OutputMatches {
   next_line: number | null;
   /** Lines not searched: not kept (the middle of a long output was dropped); null: none. */
   not_kept: { from_line: number; to_line: number } | null;
-  /** Lines over 1 MiB, searched only in their first and last 1 MiB. */
+  /** Lines over 2 MiB, searched only in their first and last MiB. */
   lines_searched_in_part: number;
 }
 
-/** Lines longer than this are searched in their ends only. */
+/** Lines longer than twice this are searched in their ends only, this much of each. */
 const SEARCH_LINE_MAX = 1024 * 1024;
 
 /** Searches a kept run's output; not_found when it is not kept. */
@@ -85,6 +87,7 @@ export async function searchRunOutput(
     total_lines: log.lines,
     total_bytes: log.bytes,
     expires_at: new Date(runner.store.expires(stored)).toISOString(),
+    from_line: firstLine(log, request.fromLine),
     match_count: 0,
     groups: [],
     next_line: null,
@@ -119,7 +122,7 @@ export async function searchRunOutput(
     return true;
   };
   const clock = new MatchClock();
-  let n = Math.max(1, request.fromLine);
+  let n = found.from_line;
   for (const entry of log.entries(n, SEARCH_LINE_MAX)) {
     if (clock.due()) await clock.pause();
     if (typeof entry === "object" && "skipped" in entry) {
@@ -130,7 +133,10 @@ export async function searchRunOutput(
       continue;
     }
     const text = typeof entry === "string" ? entry : `${entry.head}…${entry.tail}`;
-    if (typeof entry !== "string") found.lines_searched_in_part++;
+    // Its ends overlap, and cover it whole, up to twice their size.
+    if (typeof entry !== "string" && entry.bytes > 2 * SEARCH_LINE_MAX) {
+      found.lines_searched_in_part++;
+    }
     const match = typeof entry === "string"
       ? test.test(text)
       : test.test(entry.head) || test.test(entry.tail);
