@@ -102,19 +102,18 @@ async function refusedWithoutSession(req: Request): Promise<Response | null> {
 async function withRequestId(request: Request | null, response: Response): Promise<Response> {
   const json = response.headers.get("content-type")?.includes("application/json") ?? false;
   if (request === null || response.status < 400 || !json) return response;
-  const id = requestIdOf(await request.json().catch(() => null));
   const text = await response.text();
-  let body: unknown;
+  let answer: { id?: unknown; error?: unknown } | null;
   try {
-    body = JSON.parse(text);
+    answer = JSON.parse(text);
   } catch {
-    body = null;
+    answer = null;
   }
-  const answer = body as { id?: unknown; error?: unknown } | null;
-  const patched = id !== null && answer !== null && typeof answer === "object" &&
-      answer.id === null && answer.error !== undefined
-    ? JSON.stringify({ ...answer, id })
-    : text;
+  // The request is read only for an error that names none.
+  const unnamed = answer !== null && typeof answer === "object" && answer.id === null &&
+    answer.error !== undefined;
+  const id = unnamed ? requestIdOf(await request.json().catch(() => null)) : null;
+  const patched = id === null ? text : JSON.stringify({ ...answer, id });
   const headers = new Headers(response.headers);
   headers.delete("content-length");
   return new Response(patched, { status: response.status, headers });
