@@ -19,8 +19,9 @@ import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "
 
 /**
  * What a pane runs, as run_command drives it; `not_reading`: a shell that reads command lines only
- * through its line editor, and is not reading one. A POSIX shell seen with its terminal canonical
- * (`cooked`: no line editor reading yet, or none at all) echoes a line through the terminal.
+ * through its line editor, and is not reading one. A POSIX shell with a line editor seen with its
+ * terminal canonical (`cooked`: the editor is not reading yet) echoes a line through the terminal,
+ * and reads it later; one without (dash) always reads so.
  */
 export type PaneShell =
   | { kind: "posix"; cooked?: boolean }
@@ -281,7 +282,9 @@ export async function paneShell(
     if (cooked && shell.kind === "posix") {
       // Canonical with a child in the shell's group: a shell before its job control (running
       // its startup file) waits for a program, which would read the line.
-      shell = rest.startsWith(CHILD) ? { kind: "other" } : { kind: "posix", cooked: true };
+      shell = rest.startsWith(CHILD)
+        ? { kind: "other" }
+        : { kind: "posix", cooked: showsLineEditor(name) };
     }
     // Right after a run a shell without job control may still have a child of its own (xonsh's
     // between commands): that, like our sh finishing, is looked at again before calling it busy;
