@@ -8,7 +8,7 @@ import { maxResultChars } from "../src/tools/define.ts";
 import { TOOLSET_NAMES, TOOLSETS } from "../src/tools/toolsets.ts";
 import manifest from "../deno.json" with { type: "json" };
 import { postMcp, runServerToExit, withServer } from "./helpers/mcp.ts";
-import { startTmux, until } from "./helpers/tmux.ts";
+import { startTmux, until, untilRunning } from "./helpers/tmux.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -27,16 +27,8 @@ Deno.test("on a terminal the server says it waits for a client; on a pipe it say
     assertMatch(screen, /--help lists the flags/);
     assertMatch(screen, /not permitted to read the environment: TMUX_MCP_\* settings/);
     await tmux.run("send-keys", "-t", pane, "C-c");
-    await until("the server ends on C-c", async () => {
-      const command = await tmux.run(
-        "display-message",
-        "-p",
-        "-t",
-        pane,
-        "#{pane_current_command}",
-      );
-      return command.trim() === "sleep";
-    });
+    // The server ends on C-c, and the pane's sleep comes to the front.
+    await untilRunning(tmux, pane, "sleep");
   } finally {
     await tmux.close();
   }

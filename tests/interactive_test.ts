@@ -6,7 +6,7 @@
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
-import { type TestTmux, until } from "./helpers/tmux.ts";
+import { type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -150,10 +150,7 @@ Deno.test("wait_for_text: a wait with no end but the timeout is refused; exits a
     assert(textOf(refused).startsWith("invalid_argument: give patterns"), textOf(refused));
     const pane = await tmux.newPane();
     await tmux.run("send-keys", "-t", pane, "sleep 1; echo slept", "Enter");
-    await until("sleep runs", async () => {
-      const shown = await tmux.run("display-message", "-p", "-t", pane, "#{pane_current_command}");
-      return shown.trim() === "sleep";
-    });
+    await untilRunning(tmux, pane, "sleep");
     const ended = await call(conn, "wait_for_text", { pane_id: pane, quiet_seconds: 5 });
     assertEquals([ended.outcome, (ended.lines as string[]).includes("slept")], ["exited", true]);
     const quiet = await call(conn, "wait_for_text", { pane_id: pane, quiet_seconds: 0.2 });

@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, withServer } from "./helpers/mcp.ts";
-import { type TestTmux, until } from "./helpers/tmux.ts";
+import { type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 
 interface RunResult {
@@ -200,16 +200,7 @@ Deno.test("a shell run_command cannot drive is refused, saying what to do", asyn
     try {
       await Deno.symlink("/bin/sleep", `${dir}/pwsh`);
       const pane = await tmux.newPane(`${dir}/pwsh 60`);
-      await until("pwsh runs", async () => {
-        const shown = await tmux.run(
-          "display-message",
-          "-p",
-          "-t",
-          pane,
-          "#{pane_current_command}",
-        );
-        return shown.trim() === "pwsh";
-      });
+      await untilRunning(tmux, pane, "pwsh");
       const result = await conn.client.callTool({
         name: "run_command",
         arguments: { pane_id: pane, command: "echo hi" },

@@ -11,7 +11,7 @@ import {
   type TransportKind,
   withServer,
 } from "./helpers/mcp.ts";
-import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+import { commandRunning, startTmux, type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
 import { readAllOutput } from "./helpers/output.ts";
 
 type RunOutput = RunResult;
@@ -31,15 +31,6 @@ function range(from: number, to: number): string[] {
 
 /** Waits for a pane's command to be `name`: tmux starts it through a shell, which is a POSIX
  * shell (and so an idle one to run_command) until it execs the command. */
-async function untilRunning(tmux: TestTmux, pane: string, name: string): Promise<void> {
-  await until(
-    `the pane to run ${name}`,
-    async () =>
-      (await tmux.run("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim() ===
-        name,
-  );
-}
-
 async function screen(tmux: TestTmux, pane: string): Promise<string> {
   return await tmux.run("capture-pane", "-p", "-J", "-t", pane, "-S", "-");
 }

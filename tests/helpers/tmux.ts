@@ -153,6 +153,16 @@ export async function until(what: string, check: () => Promise<boolean>): Promis
   throw new Error(`never happened: ${what}`);
 }
 
+/** Waits (bounded) until tmux names the pane's foreground program `name`. */
+export async function untilRunning(tmux: TestTmux, pane: string, name: string): Promise<void> {
+  await until(
+    `the pane to run ${name}`,
+    async () =>
+      (await tmux.run("display-message", "-p", "-t", pane, "#{pane_current_command}")).trim() ===
+        name,
+  );
+}
+
 /** Whether a run_command of ours is running in the pane (its running mark is set). */
 export async function commandRunning(tmux: TestTmux, pane: string): Promise<boolean> {
   const mark = await tmux.run("display-message", "-p", "-t", pane, "#{@tmux_mcp_running}");
