@@ -47,8 +47,7 @@ export async function fetchOf(run: RunFunction): Promise<Fetch> {
   // Short: the name is typed.
   const buffer = `${NAME_PREFIX}f${crypto.getRandomValues(new Uint8Array(2)).toHex()}`;
   const text = run.fetchable(buffer);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return { buffer, text, check: new Uint8Array(digest).toHex().slice(0, LOADER_HASH) };
+  return { buffer, text, check: (await sha256Hex(text)).slice(0, LOADER_HASH) };
 }
 
 /**
@@ -69,7 +68,7 @@ function fetchingLine(call: string, name: string, fetch: Fetch): string {
 
 /**
  * Hex digits of the fetched text's SHA-256 the line checks: 80 bits. Another text with them would
- * take 2^80 hashes to find, and the buffer lives only while the call types its line.
+ * take 2^80 hashes to find, and the buffer lives only until its shell reads it.
  */
 const LOADER_HASH = 20;
 
@@ -195,8 +194,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   const text = `${NAME}b() { ${body.join("; ")}; }; ` +
     `${NAME}() { ${ZSH_LOCAL_NO_ERR_RETURN}; set -- "$@" "$-"; set +e; ( ${NAME}b "$@" ); ` +
     `${guard.join("; ")}; }`;
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  const name = `__${NAME_PREFIX}${new Uint8Array(digest).slice(0, 4).toHex()}`;
+  const name = `__${NAME_PREFIX}${(await sha256Hex(text)).slice(0, 8)}`;
   const definition = text.replaceAll(NAME, name);
   const fetchable = (buffer: string) =>
     `${definition}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null`;
@@ -265,7 +263,12 @@ export function bufferedText(command: string): string {
 }
 
 /** The SHA-256 of a buffered command as the shell's tools print it (lowercase hex). */
-export async function commandDigest(command: string): Promise<string> {
-  const bytes = new TextEncoder().encode(bufferedText(command));
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)).toHex();
+export function commandDigest(command: string): Promise<string> {
+  return sha256Hex(bufferedText(command));
+}
+
+/** The SHA-256 of text's UTF-8, in lowercase hex, as the shell's tools print it. */
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return new Uint8Array(digest).toHex();
 }
