@@ -107,3 +107,25 @@ Deno.test("a line shown while still being written is shown again, whole, by the 
     assertEquals([done.exit_status, done.output], [0, ["download complete"]]);
   });
 });
+
+Deno.test("lines shown and then rewritten from below (docker pull's layers) are shown again, as they end", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const run = await call(conn, "run_command", {
+      pane_id: tmux.paneId,
+      command: "printf 'a1b2: Waiting\\nc3d4: Waiting\\n'; sleep 1.5; " +
+        "printf '\\033[2A\\033[2K\\ra1b2: Pull complete\\r\\033[2B'; " +
+        "printf '\\033[1A\\033[2K\\rc3d4: Pull complete\\r\\033[1B'; echo 'Status: done'",
+      timeout: 1,
+    });
+    assertEquals([run.timed_out, run.output], [true, ["a1b2: Waiting", "c3d4: Waiting"]]);
+    const done = await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 10 });
+    assertEquals([done.exit_status, done.output], [0, [
+      "a1b2: Pull complete",
+      "c3d4: Pull complete",
+      "Status: done",
+    ]]);
+    // Read whole, the log holds each line once, as the terminal shows it.
+    const read = await call(conn, "read_command_output", { run_id: run.run_id, from_line: 1 });
+    assertEquals(read.lines, ["a1b2: Pull complete", "c3d4: Pull complete", "Status: done"]);
+  });
+});

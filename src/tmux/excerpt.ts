@@ -196,6 +196,23 @@ export class ExcerptBuilder {
     this.#keepLast(kept);
   }
 
+  /** Whether the last `lines` lines fed are still held, to be taken back. */
+  canTakeBack(lines: number): boolean {
+    const held = this.#all !== null ? this.#all.length : this.#tail.length - this.#tailStart;
+    return lines <= held;
+  }
+
+  /** Takes back the last `lines` lines fed, held as {@linkcode ExcerptBuilder.canTakeBack} says. */
+  takeBack(lines: number): void {
+    for (let i = 0; i < lines; i++) {
+      const gone = this.#all !== null ? this.#all.pop()! : this.#tail.pop()!;
+      if (this.#all !== null) this.#allBytes -= gone.shown;
+      else this.#tailBytes -= gone.shown;
+      this.#totalLines--;
+      this.#totalBytes -= gone.bytes;
+    }
+  }
+
   /** All lines no longer fit: the first go to the head (a quarter), the rest to the tail. */
   #split(): void {
     const all = this.#all!;

@@ -50,6 +50,12 @@ export interface Skipped {
   skipped: { lines: number; bytes: number };
 }
 
+/** How far a reader has shown a log's lines: a rewrite of lines shown lowers it (see {@linkcode OutputLog.follow}). */
+export interface ReadMark {
+  /** Lines shown so far: the next read starts after them. */
+  shown: number;
+}
+
 /** Lines read from a log. */
 export interface LogPage {
   /** The lines, from `from` on (a line longer than half the budget cut inside, marked). */
@@ -106,6 +112,9 @@ export class OutputLog {
   #headEndsMidLine = false;
 
   readonly #ref = new WeakRef(this);
+  /** The readers' marks, held as long as their readers hold them. */
+  #marks = new Set<WeakRef<ReadMark>>();
+  #marked = new WeakSet<ReadMark>();
 
   constructor(limits: LogLimits = LOG_LIMITS) {
     this.#limits = limits;
@@ -323,6 +332,69 @@ export class OutputLog {
     const tail = decoder.decode(tailBytes.subarray(skip));
     const cut = to - from - (lineBytes(head) - 1) - (lineBytes(tail) - 1);
     return `${head}${cutMarker(cut)}${tail}`;
+  }
+
+  /**
+   * Keeps `mark` true as lines are taken back: a reader that showed a line later rewritten shows
+   * it again, as it is now, from its next read on.
+   */
+  follow(mark: ReadMark): void {
+    if (this.#marked.has(mark)) return;
+    this.#marked.add(mark);
+    this.#marks.add(new WeakRef(mark));
+  }
+
+  /**
+   * Takes back the last `lines` lines, all complete, for their rewritten texts to follow; does
+   * so only when their bytes are all among those kept since the head or the dropped middle, and
+   * says whether it did.
+   */
+  takeBack(lines: number): boolean {
+    if (lines === 0) return true;
+    if (!this.#atLineStart || lines > this.#newlines) return false;
+    const offset = this.#startOfLast(lines);
+    if (offset === null) return false;
+    while (this.#chunks.length > 0 && this.#chunks.at(-1)!.start >= offset) {
+      const gone = this.#chunks.pop()!;
+      this.#kept -= gone.used;
+      giveChunk(gone.data);
+    }
+    const last = this.#chunks.at(-1);
+    if (last !== undefined) {
+      const cut = last.data.subarray(offset - last.start, last.used);
+      for (let i = cut.indexOf(NEWLINE); i >= 0; i = cut.indexOf(NEWLINE, i + 1)) last.newlines--;
+      this.#kept -= cut.length;
+      last.used = offset - last.start;
+    }
+    const first = this.#newlines - lines + 1;
+    this.#newlines -= lines;
+    this.#total = offset;
+    this.#atLineStart = true;
+    for (const ref of this.#marks) {
+      const mark = ref.deref();
+      if (mark === undefined) this.#marks.delete(ref);
+      else mark.shown = Math.min(mark.shown, first - 1);
+    }
+    return true;
+  }
+
+  /**
+   * Offset of the first of the last `lines` lines (the log ends with a newline), or null when
+   * they reach back into the head kept for good, or past what is kept.
+   */
+  #startOfLast(lines: number): number | null {
+    const floor = this.#headLines === null ? 0 : this.#pinned;
+    let seen = 0;
+    for (let i = this.#chunks.length - 1; i >= floor; i--) {
+      const chunk = this.#chunks[i];
+      const data = chunk.data.subarray(0, chunk.used);
+      for (let at = data.lastIndexOf(NEWLINE); at >= 0; at = data.lastIndexOf(NEWLINE, at - 1)) {
+        if (++seen === lines + 1) return chunk.start + at + 1;
+        if (at === 0) break;
+      }
+    }
+    // Every line of the log is taken back: it starts at its first byte.
+    return floor === 0 && seen === lines && this.#chunks[0]?.start === 0 ? 0 : null;
   }
 
   /** Reads lines from line `from` (1-based) within a budget. */

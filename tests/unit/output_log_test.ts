@@ -129,3 +129,42 @@ Deno.test("the store keeps its runs within its bytes: the oldest keep less of th
   assert(kept[2] >= 5 * 1024 * 1024, JSON.stringify(kept));
   assert(kept.every((bytes) => bytes > 0), JSON.stringify(kept));
 });
+
+Deno.test("a log takes back its last lines for their rewrites, and lowers the marks of readers past them", () => {
+  const log = new OutputLog();
+  log.append("one\ntwo\nthree\n");
+  const reader = { shown: 3 };
+  const behind = { shown: 1 };
+  log.follow(reader);
+  log.follow(behind);
+  assert(log.takeBack(2));
+  assertEquals([log.lines, log.bytes, reader.shown, behind.shown], [1, 4, 1, 1]);
+  log.append("TWO\nTHREE\n");
+  assertEquals(log.read(reader.shown + 1, page).lines, ["TWO", "THREE"]);
+  // All of it, and more than there is.
+  assert(log.takeBack(3));
+  assertEquals([log.lines, log.bytes, log.read(1, page).lines], [0, 0, []]);
+  assert(!log.takeBack(1));
+  // Not a line still being written.
+  log.append("a\nb");
+  assert(!log.takeBack(1));
+});
+
+Deno.test("a log takes back lines across its chunks, never into its head kept for good", () => {
+  const log = new OutputLog({ maxBytes: 4 * 65536, headBytes: 65536 });
+  fill(log, 20_000);
+  assert(log.takeBack(12_000));
+  assertEquals([log.lines, log.bytes], [8_000, 88_000]);
+  log.append("rewritten\n");
+  assertEquals(log.read(7_999, page).lines, ["0000007999", "0000008000", "rewritten"]);
+  // The head (its first 65,536 bytes: 5,957 lines) is not taken back.
+  assert(!log.takeBack(log.lines - 5_000));
+  assertEquals(log.lines, 8_001);
+  // Nor lines of a middle already dropped.
+  const squeezed = new OutputLog({ maxBytes: 4 * 65536, headBytes: 65536 });
+  fill(squeezed, 100_000);
+  assert(squeezed.read(6_000, page).missing !== null);
+  assert(!squeezed.takeBack(squeezed.lines - 6_000));
+  assert(squeezed.takeBack(100));
+  assertEquals(squeezed.read(99_899, page).lines, ["0000099899", "0000099900"]);
+});

@@ -8,6 +8,7 @@ function reduce(text: string) {
     line: (line) => lines.push(line),
     longText: () => {},
     longEnd: () => lines.push("<long>"),
+    rewrite: (texts) => lines.splice(lines.length - texts.length, texts.length, ...texts),
   });
   // Fed a character at a time: sequences cut anywhere still parse.
   for (const char of text) reducer.push(char);
@@ -35,6 +36,7 @@ Deno.test("LineReducer passes a long line on in pieces, its ends and size kept",
     line: () => {},
     longText: (text) => pieces.push(text),
     longEnd: (line) => ended.push(line),
+    rewrite: () => {},
   });
   const line = "<" + "ab".repeat(2 * LONG_LINE) + "é>";
   // Fed in chunks, as the stream arrives.
@@ -88,4 +90,59 @@ Deno.test("LineReducer applies the cursor moves progress bars and spinners write
   );
   // A bad or huge count is bounded.
   assertEquals(reduce("ab\x1b[99999999Dc\n").lines, ["cb"]);
+});
+
+/** docker pull as its jsonmessage stream draws it on a terminal: a row a layer, each rewritten. */
+const DOCKER_PULL = "latest: Pulling from library/alpine\n" +
+  // A new layer: a new row, then up to it and back down.
+  "\n\x1b[1A\x1b[2K\ra1b2: Pulling fs layer \r\x1b[1B" +
+  "\n\x1b[1A\x1b[2K\rc3d4: Pulling fs layer \r\x1b[1B" +
+  "\x1b[2A\x1b[2K\ra1b2: Downloading [=====>      ]  1.2MB/3.4MB\r\x1b[2B" +
+  "\x1b[1A\x1b[2K\rc3d4: Download complete \r\x1b[1B" +
+  "\x1b[2A\x1b[2K\ra1b2: Pull complete \r\x1b[2B" +
+  "\x1b[1A\x1b[2K\rc3d4: Pull complete \r\x1b[1B" +
+  "Digest: sha256:4bcff63911fcb4448bd4fdacec207030997caf25e9bea4045fa6c8c44de311d1\n" +
+  "Status: Downloaded newer image for alpine:latest\n";
+
+Deno.test("LineReducer: a move up rewrites lines already passed on (docker pull, rich's live bars)", () => {
+  assertEquals(reduce(DOCKER_PULL).lines, [
+    "latest: Pulling from library/alpine",
+    "a1b2: Pull complete ",
+    "c3d4: Pull complete ",
+    "Digest: sha256:4bcff63911fcb4448bd4fdacec207030997caf25e9bea4045fa6c8c44de311d1",
+    "Status: Downloaded newer image for alpine:latest",
+  ]);
+  // rich (pip, many Python tools): each frame erases the rows of the last one and draws anew.
+  const frame = "\r\x1b[2K\x1b[1A\x1b[2K";
+  assertEquals(
+    reduce(
+      "\x1b[?25ltask a ━╺━ 10%\ntask b ╺━━ 5%" + frame + "task a ━━╺ 60%\ntask b ━╺━ 40%" + frame +
+        "task a ━━━ 100%\ntask b ━━━ 100%\n\x1b[?25h",
+    ).lines,
+    ["task a ━━━ 100%", "task b ━━━ 100%"],
+  );
+  // Reverse index and CSI F go up too; a move past the lines kept stops at the first kept.
+  assertEquals(reduce("a\nb\n\x1bMB\n").lines, ["a", "B"]);
+  assertEquals(reduce("a\nb\nc\x1b[9FX\x1b[E\n").lines, ["X", "b", "c"]);
+  // Output that ends above its last line still passes its rewrite on.
+  assertEquals(reduce("a\nb\n\x1b[2Ax").lines, ["x", "b"]);
+  // Nothing above the first line, and rewrites stay out of the alternate screen.
+  assertEquals(reduce("\x1b[3Aa\n").lines, ["a"]);
+  assertEquals(reduce("a\n\x1b[?1049h\x1b[1Ax\x1b[?1049lb\n").lines, ["a", "b"]);
+});
+
+Deno.test("LineReducer: how each rewrite is passed on, with the line it ends on", () => {
+  const calls: string[] = [];
+  const reducer = new LineReducer({
+    line: (line) => calls.push(`line ${line}`),
+    longText: () => {},
+    longEnd: () => {},
+    rewrite: (lines) => calls.push(`rewrite ${lines.join("|")}`),
+  });
+  reducer.push("one\ntwo\nthree\x1b[1A\rTWO");
+  // Up there, nothing is passed on yet; the line being written stays the bottom one.
+  assertEquals([calls.length, reducer.current()], [2, "three"]);
+  // Back down, the column stays where the rewrite left it.
+  reducer.push("\x1b[1B!\n");
+  assertEquals(calls, ["line one", "line two", "rewrite TWO", "line thr!e"]);
 });

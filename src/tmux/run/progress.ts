@@ -55,11 +55,16 @@ export async function resumedProgress(
   const elapsed = () => (Date.now() - run.started) / 1000;
   const { stored } = run;
   if (stored !== undefined) {
-    let next = stored.shown + 1;
+    // Lines reported and then rewritten are reported again.
+    const reported = { shown: stored.shown };
+    stored.log.follow(reported);
     return () => {
-      const page = stored.log.read(next, { maxBytes: 16 * 1024, maxLines: RESUMED_LINES });
+      const page = stored.log.read(reported.shown + 1, {
+        maxBytes: 16 * 1024,
+        maxLines: RESUMED_LINES,
+      });
       const lines = page.partial ? page.lines.slice(0, -1) : page.lines;
-      next = page.from + lines.length;
+      reported.shown = page.from + lines.length - 1;
       onProgress({ elapsed: elapsed(), lines });
       return Promise.resolve();
     };

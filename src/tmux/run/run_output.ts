@@ -64,6 +64,18 @@ export class RunOutput implements LineSink {
     this.#excerpt.push(ends);
   }
 
+  /**
+   * The last lines were rewritten: they are taken back from the log and the excerpt and these
+   * follow, or when either no longer holds them all, these follow them (shown twice, never lost).
+   */
+  rewrite(lines: string[]): void {
+    this.flush();
+    if (this.#excerpt.canTakeBack(lines.length) && this.log.takeBack(lines.length)) {
+      this.#excerpt.takeBack(lines.length);
+    }
+    for (const line of lines) this.line(line);
+  }
+
   /** The excerpt of the lines so far, and of a line still being written when given. */
   excerpt(current?: string | null): Excerpt {
     return this.#excerpt.finish(current ?? undefined);
@@ -116,6 +128,8 @@ export class OutputStore {
     const stored = Object.assign(this.#runs.get(runId) ?? { stored: Date.now() }, run);
     this.#runs.delete(runId);
     this.#runs.set(runId, stored);
+    // Lines shown and then rewritten are shown again by the next wait.
+    stored.log.follow(stored);
     this.sweep();
     // A run that ended has its whole output: what is kept of its log moves to the slab of kept
     // logs (see byte_chunks.ts).

@@ -2,7 +2,9 @@
  * A command's output text reduced to lines as a terminal log would show them: a carriage return
  * goes back to the start of the line (what follows overwrites), backspace steps back, and so do
  * the cursor moves within a line that progress bars and spinners write (CSI C forward, D back, G
- * to a column); escape sequences (CSI, OSC, and the strings of DCS, APC, PM and SOS, sixel images
+ * to a column), and a move up to a line already passed on (CSI A and F, reverse index: docker
+ * pull's layers, multi-row bars) rewrites it, the new text passed on as a rewrite of the last
+ * lines once the cursor is back on the line below them; escape sequences (CSI, OSC, and the strings of DCS, APC, PM and SOS, sixel images
  * among them) are dropped but for those and erase-in-line, CAN and SUB cancel a sequence, tabs are kept as tabs, and what
  * was drawn on the alternate screen (full-screen programs) is left out. Columns count UTF-16 code
  * units, not terminal cells (what a carriage return overwrites is by character, as a log shows
@@ -24,7 +26,13 @@ export interface LineSink {
   longText(text: string): void;
   /** A long line ended: its first and last characters (as kept) and its UTF-8 bytes. */
   longEnd(ends: { head: string; tail: string; bytes: number }): void;
+  /** The last `lines.length` lines passed on were rewritten: these are their new texts. */
+  rewrite(lines: string[]): void;
 }
+
+/** Lines passed on that a move up can still reach, and the characters they may hold together. */
+export const REWRITE_ROWS = 64;
+const REWRITE_CHARS = 256 * 1024;
 
 /** Characters a line may reach before it is passed on in pieces. */
 export const LONG_LINE = 64 * 1024;
@@ -88,6 +96,15 @@ export class LineReducer {
   #sequence = "";
   #alternate = false;
   #usedAlternate = false;
+  /** The last lines passed on (oldest first), for a move up to rewrite. */
+  #above: string[] = [];
+  #aboveChars = 0;
+  /** Rows above the bottom line the cursor is on; while above, `#line` is that row's text. */
+  #up = 0;
+  /** The bottom line, put aside while the cursor is above it (the column goes with the cursor). */
+  #bottom = "";
+  /** Index in `#above` of the first row rewritten since the cursor left the bottom, or null. */
+  #changedFrom: number | null = null;
 
   constructor(sink: LineSink) {
     this.#sink = sink;
@@ -120,11 +137,13 @@ export class LineReducer {
   /** The line being written (as far as it is held), or null when none is. */
   current(): string | null {
     if (this.#long !== null) return this.#long.head;
-    return this.#line.length > 0 ? this.#line : null;
+    const line = this.#up > 0 ? this.#bottom : this.#line;
+    return line.length > 0 ? line : null;
   }
 
   /** Ends a last line without its newline, if one is being written. */
   finish(): void {
+    this.#moveDown(this.#up);
     if (this.#line !== "" || this.#long !== null) this.#endLine();
   }
 
@@ -144,6 +163,10 @@ export class LineReducer {
           this.#state = "osc";
         } else if (STRINGS.has(char)) {
           this.#state = "string";
+        } else if (char === "M") {
+          // Reverse index: a line up.
+          this.#state = "text";
+          this.#moveUp(1);
         } else {
           // A designation (ESC ( B and the like) takes one more character; others end here.
           this.#state = char >= " " && char <= "/" ? "charset" : "text";
@@ -184,7 +207,13 @@ export class LineReducer {
     } else if (this.#alternate) {
       return;
     } else if (char === "\n") {
-      this.#endLine();
+      if (this.#up === 0) {
+        this.#endLine();
+      } else {
+        // The terminal sends a newline as a carriage return and a line feed.
+        this.#moveDown(1);
+        this.#column = 0;
+      }
     } else if (this.#long !== null) {
       return;
     } else if (char === "\r") {
@@ -200,6 +229,11 @@ export class LineReducer {
       this.#grow(text);
       return;
     }
+    if (this.#up > 0) {
+      // A row above is rewritten in place: it never grows long (what passes the limit is lost).
+      this.#rowChanged();
+      text = text.slice(0, Math.max(0, LONG_LINE - this.#column));
+    }
     const line = this.#line;
     if (this.#column === line.length) {
       this.#line = line + text;
@@ -211,7 +245,7 @@ export class LineReducer {
       this.#line = before + text + line.slice(this.#column + text.length);
     }
     this.#column += text.length;
-    if (this.#line.length > LONG_LINE) this.#toLong();
+    if (this.#line.length > LONG_LINE && this.#up === 0) this.#toLong();
   }
 
   /** The line being written got too long to hold: from here on it is passed on as it grows. */
@@ -254,7 +288,11 @@ export class LineReducer {
     const long = this.#long;
     if (long === null) {
       this.#sink.line(this.#line);
+      this.#keepAbove(this.#line);
     } else {
+      // A long line is passed on in pieces: no move up rewrites it, or what it follows.
+      this.#above = [];
+      this.#aboveChars = 0;
       this.#passOn(long);
       this.#sink.longEnd({
         head: long.head,
@@ -268,15 +306,23 @@ export class LineReducer {
   }
 
   #csi(params: string, final: string): void {
+    const n = /^\d{1,9}$/.test(params) ? Math.max(1, Number(params)) : 1;
     if ((final === "h" || final === "l") && ALTERNATE_MODES.has(params)) {
       this.#alternate = final === "h";
       if (this.#alternate) this.#usedAlternate = true;
+    } else if ("AF".includes(final)) {
+      // Up (F: to the start of the line up there).
+      this.#moveUp(n);
+      if (final === "F") this.#column = 0;
+    } else if ("BE".includes(final) && !this.#alternate) {
+      this.#moveDown(n);
+      if (final === "E") this.#column = 0;
     } else if ("CDG".includes(final) && !this.#alternate && this.#long === null) {
       // Cursor forward, back, or to a column (1-based): where the next character goes.
-      const n = /^\d{1,9}$/.test(params) ? Math.max(1, Number(params)) : 1;
       const column = final === "C" ? this.#column + n : final === "D" ? this.#column - n : n - 1;
       this.#column = Math.max(0, Math.min(column, LONG_LINE));
     } else if (final === "K" && !this.#alternate && this.#long === null) {
+      if (this.#up > 0) this.#rowChanged();
       // Erase in line: from the cursor on (0), all of it (2), or up to the cursor (1).
       if (params === "" || params === "0") {
         this.#line = this.#line.slice(0, this.#column);
@@ -287,5 +333,56 @@ export class LineReducer {
         this.#line = " ".repeat(upTo) + this.#line.slice(upTo);
       }
     }
+  }
+
+  /** Keeps a line passed on within reach of a move up. */
+  #keepAbove(line: string): void {
+    this.#above.push(line);
+    this.#aboveChars += line.length;
+    while (this.#above.length > REWRITE_ROWS || this.#aboveChars > REWRITE_CHARS) {
+      this.#aboveChars -= this.#above.shift()!.length;
+    }
+  }
+
+  /** The cursor goes `n` rows up, as far as the lines kept reach; the column stays. */
+  #moveUp(n: number): void {
+    if (this.#alternate || this.#long !== null) return;
+    const to = Math.min(this.#up + n, this.#above.length);
+    if (to === this.#up) return;
+    if (this.#up === 0) this.#bottom = this.#line;
+    else this.#putRow();
+    this.#up = to;
+    this.#line = this.#above[this.#above.length - to];
+  }
+
+  /**
+   * The cursor goes `n` rows down, no further than the bottom line; back there, the rows
+   * rewritten on the way are passed on.
+   */
+  #moveDown(n: number): void {
+    if (this.#up === 0) return;
+    this.#putRow();
+    this.#up = Math.max(0, this.#up - n);
+    if (this.#up > 0) {
+      this.#line = this.#above[this.#above.length - this.#up];
+      return;
+    }
+    this.#line = this.#bottom;
+    if (this.#changedFrom !== null) {
+      this.#sink.rewrite(this.#above.slice(this.#changedFrom));
+      this.#changedFrom = null;
+    }
+  }
+
+  /** The row above the cursor is on changes. */
+  #rowChanged(): void {
+    this.#changedFrom = Math.min(this.#changedFrom ?? Infinity, this.#above.length - this.#up);
+  }
+
+  /** Puts the row the cursor is on back among the lines above. */
+  #putRow(): void {
+    const index = this.#above.length - this.#up;
+    this.#aboveChars += this.#line.length - this.#above[index].length;
+    this.#above[index] = this.#line;
   }
 }
