@@ -103,10 +103,19 @@ async function call(
   return result.structuredContent as unknown as RunResult;
 }
 
-/** Starts the shell in a new pane with an empty home of its own, and waits for its prompt. */
-async function startShell(tmux: TestTmux, shell: Case, home: string): Promise<string> {
+/**
+ * Starts the shell in a new pane with an empty home of its own and only the environment a
+ * terminal gives (with tmux's $TMUX unless `noTmux`), and waits for its prompt.
+ */
+async function startShell(
+  tmux: TestTmux,
+  shell: Case,
+  options: { home: string; noTmux?: boolean },
+): Promise<string> {
+  const keep = options.noTmux ? "" : 'TMUX="$TMUX" ';
   const pane = await tmux.newPane(
-    `env -i HOME=${home} PATH=${Deno.env.get("PATH")} TERM=tmux-256color ${shell.program}`,
+    `env -i ${keep}HOME=${options.home} PATH=${Deno.env.get("PATH")} TERM=tmux-256color ` +
+      shell.program,
   );
   await until(`${shell.program} shows a prompt`, async () => {
     const shown = await tmux.run("display-message", "-p", "-t", pane, "#{pane_current_command}");
@@ -122,13 +131,14 @@ async function startShell(tmux: TestTmux, shell: Case, home: string): Promise<st
  */
 async function withShell(
   shell: Case,
-  options: { extraArgs?: string[] },
+  options: { extraArgs?: string[]; noTmux?: boolean },
   body: (conn: Connection, tmux: TestTmux, pane: string, home: string) => Promise<void>,
 ): Promise<void> {
   const home = await Deno.makeTempDir({ prefix: "tmux-mcp-shell-" });
   try {
     await withServer("stdio", options, async (conn, tmux) => {
-      await body(conn, tmux, await startShell(tmux, shell, home), home);
+      const pane = await startShell(tmux, shell, { home, noTmux: options.noTmux });
+      await body(conn, tmux, pane, home);
     });
   } finally {
     await until(
@@ -190,6 +200,42 @@ for (const [name, shell] of Object.entries(CASES)) {
       }
       await assertNoLeftovers(tmux, conn.serverPid);
     });
+  });
+}
+
+for (const [name, shell] of Object.entries(CASES)) {
+  const test = `a first call in ${name} types at most three rows at 80 columns, no socket path; ` +
+    "without $TMUX, the socket's line, from then on";
+  testNeeding([shell.program], test, async () => {
+    for (const noTmux of [false, true]) {
+      await withShell(shell, { noTmux }, async (conn, tmux, pane) => {
+        await tmux.run("resize-window", "-t", pane, "-x", "80", "-y", "40");
+        for (const word of ["hi", "again"]) {
+          const result = await call(conn, "run_command", {
+            pane_id: pane,
+            command: `echo ${word}`,
+          });
+          assertEquals([result.exit_status, result.output], [0, [word]], JSON.stringify(result));
+        }
+        const rows = (await tmux.run("capture-pane", "-p", "-J", "-t", pane)).split("\n");
+        const screen = (await tmux.run("capture-pane", "-p", "-t", pane)).split("\n");
+        const socket = (await tmux.run("display-message", "-p", "#{socket_path}")).trim();
+        const fetches = rows.filter((row) => row.includes("sh -c 'w=$(tmux showb")).length;
+        if (noTmux) {
+          // Asked once, then the line that names the socket.
+          assertEquals(fetches, 1, rows.join("\n"));
+          assert(screen.join("").includes(socket));
+          return;
+        }
+        assertEquals(fetches, 2, rows.join("\n"));
+        assert(!screen.join("").includes(socket), "the socket path was typed");
+        // From the row the line starts on (its prompt's) to the command's output.
+        const first = screen.findIndex((row) => row.includes("/bin/sh -c"));
+        const typed = screen.slice(first, screen.indexOf("hi"));
+        assert(typed.length <= 3, `${typed.length} rows typed:\n${typed.join("\n")}`);
+        await assertNoLeftovers(tmux, conn.serverPid);
+      });
+    }
   });
 }
 

@@ -189,7 +189,7 @@ Deno.test("a timed-out run's output is read while it still runs, and wait_for_co
   });
 });
 
-Deno.test("a small run's structured half leaves out the fields at their default (10x its text before, 3x now)", async () => {
+Deno.test("a small run's structured half leaves out the fields at their default or told by the rest (10x its text before, 2x now)", async () => {
   const tmux = await startTmux();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -251,15 +251,29 @@ Deno.test("a small run's structured half leaves out the fields at their default 
       for (const field of ["timed_out", "started", "output_more", "lines_missed", "output_head"]) {
         assert(!(field in structured), `${field} at its default was sent`);
       }
-      assertEquals(Object.keys(structured).slice(0, 4), [
-        "pane_id",
-        "shell",
-        "run_id",
-        "exit_status",
-      ]);
+      // Nothing of the run is left to read, and output holds all of it: no id, no totals.
+      for (const field of ["run_id", "output_total_lines", "output_total_bytes"]) {
+        assert(!(field in structured), `${field} was sent`);
+      }
+      assertEquals(Object.keys(structured).slice(0, 3), ["pane_id", "shell", "exit_status"]);
       ratios.push(JSON.stringify(structured).length / textOf(result).length);
     }
-    assert(Math.max(...ratios) <= 3.5, `structured / text: ${ratios.map((r) => r.toFixed(2))}`);
+    assert(Math.max(...ratios) <= 2, `structured / text: ${ratios.map((r) => r.toFixed(2))}`);
+    // A run cut short keeps both: its id to read the rest by, its totals.
+    await send({
+      jsonrpc: "2.0",
+      id: 20,
+      method: "tools/call",
+      params: {
+        name: "run_command",
+        arguments: { command: "seq 1 500", pane_id: tmux.paneId, max_lines: 10 },
+      },
+    });
+    const cut = ((await reply(20)).result as CallToolResult).structuredContent as Record<
+      string,
+      unknown
+    >;
+    assertEquals([typeof cut.run_id, cut.output_total_lines], ["string", 500]);
   } finally {
     await writer.close();
     await child.status;

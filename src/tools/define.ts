@@ -97,6 +97,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
    * gives each as its default).
    */
   defaults?: Readonly<Record<string, unknown>>;
+  /** What `structuredContent` carries of a result (default: the result without its defaults). */
+  lean?(result: z.infer<z.ZodObject<O>>): Record<string, unknown>;
   run(args: z.infer<z.ZodObject<I>>, call: ToolCall<T>): Promise<z.infer<z.ZodObject<O>>>;
   /** The short text block; default: compact JSON. */
   text?(result: z.infer<z.ZodObject<O>>): string;
@@ -337,7 +339,8 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
               ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
               : text,
           }],
-          structuredContent: spec.defaults ? withoutDefaults(value, spec.defaults) : value,
+          structuredContent: spec.lean?.(value) ??
+            (spec.defaults ? withoutDefaults(value, spec.defaults) : value),
         };
       })
     );

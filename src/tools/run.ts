@@ -9,7 +9,7 @@ import { z } from "../deps.ts";
 import { resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { READ_OUTPUT_TOOL } from "./read_output.ts";
-import { RUN_DEFAULTS } from "./run_defaults.ts";
+import { leanRunResult, RUN_DEFAULTS } from "./run_defaults.ts";
 import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
 import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
 import {
@@ -58,9 +58,9 @@ const output = {
   shell: z.string().nullable().describe(
     "the shell that ran it (bash, fish, nu...): write commands in its language; null: not known",
   ),
-  run_id: z.string().describe(
+  run_id: z.string().optional().describe(
     "names this run: wait_for_command collects it after a timeout, read_command_output reads " +
-      "its output",
+      "its output; absent: it is over and all its output is here",
   ),
   exit_status: z.number().int().nullable().describe(
     "the shell's $? for the command; null when it timed out, was not started, or ended " +
@@ -86,8 +86,12 @@ const output = {
     "the first line this result covers: 1, or for wait_for_command the first line no earlier " +
       "result of this run showed",
   ),
-  output_total_lines: z.number().int().describe("lines of output in all, so far"),
-  output_total_bytes: z.number().int().describe("UTF-8 bytes of them, a newline each"),
+  output_total_lines: z.number().int().optional().describe(
+    "lines of output in all, so far; absent: output holds every one, whole",
+  ),
+  output_total_bytes: z.number().int().optional().describe(
+    "UTF-8 bytes of them, a newline each; absent: those of output",
+  ),
   output_truncated: z.boolean().describe("not every line from output_from_line on is in output"),
   output_truncated_lines: z.number().int().describe(
     "how many are not in output (output_head lists the first of them)",
@@ -215,6 +219,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
     defaults: RUN_DEFAULTS,
+    lean: leanRunResult,
     alwaysLoad: true,
     paneText: true,
     target: "pane",
@@ -249,6 +254,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "wait_for_command",
     defaults: RUN_DEFAULTS,
+    lean: leanRunResult,
     alwaysLoad: true,
     paneText: true,
     target: "none",

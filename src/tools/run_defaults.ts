@@ -1,8 +1,8 @@
 /**
- * The run result fields left out of `structuredContent` when they hold their default: most runs
- * end in time, started, with all their output shown from the stream, and a result that spelled
- * all that out cost ten times its text. The outputSchema gives each one's default; the text
- * block says the same in words.
+ * The run result fields left out of `structuredContent` when they hold their default, or tell
+ * nothing the rest does not: most runs end in time, started, with all their output shown from
+ * the stream, and a result that spelled all that out cost ten times its text. The outputSchema
+ * gives each one's default, or says when it is absent; the text block says the same in words.
  *
  * @module
  */
@@ -15,8 +15,6 @@ export const RUN_DEFAULTS: Readonly<Record<string, unknown>> = {
   no_status_reason: null,
   effective_timeout: 30,
   output_from_line: 1,
-  output_total_lines: 0,
-  output_total_bytes: 0,
   output_truncated: false,
   output_truncated_lines: 0,
   output_truncated_bytes: 0,
@@ -44,4 +42,24 @@ export function withoutDefaults<T extends Record<string, unknown>>(
     }
   }
   return lean as Partial<T>;
+}
+
+/**
+ * A run result as `structuredContent` carries it: without its fields at their default, without
+ * `run_id` once nothing of the run is left to collect or read (it ended, or never started, and
+ * all its output was shown), and without the totals when `output` holds every line from the
+ * first, whole.
+ */
+export function leanRunResult(result: Record<string, unknown>): Record<string, unknown> {
+  const lean: Record<string, unknown> = withoutDefaults(result, RUN_DEFAULTS);
+  const over = result.timed_out === false && result.started !== null &&
+    result.output_more === null && result.transport_lost !== true;
+  if (over) delete lean.run_id;
+  const whole = result.output_from_line === 1 && result.output_truncated === false &&
+    result.output_omitted === null && result.output_cut_lines === 0;
+  if (whole) {
+    delete lean.output_total_lines;
+    delete lean.output_total_bytes;
+  }
+  return lean;
 }

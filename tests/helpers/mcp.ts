@@ -254,12 +254,21 @@ function readRunDefaults(client: Client): void {
 
 const RUN_TOOLS = ["run_command", "wait_for_command"];
 
-/** A run result with every field: those left out hold their defaults. */
+/**
+ * A run result with every field: those left out hold their defaults, the totals absent are those
+ * of `output` (run_id absent stays absent: nothing of the run is left).
+ */
 export function fullRunResult(lean: Record<string, unknown>): Record<string, unknown> {
   const full: Record<string, unknown> = "host" in lean ? { host: lean.host } : {};
+  const output = (lean.output ?? []) as string[];
+  const totals: Record<string, unknown> = {
+    output_total_lines: output.length,
+    output_total_bytes: output.reduce((sum, line) => sum + encoder.encode(line).length + 1, 0),
+  };
   for (const key of RUN_RESULT_ORDER) {
     if (key in lean) full[key] = lean[key];
     else if (key in RUN_DEFAULTS) full[key] = RUN_DEFAULTS[key];
+    else if (key in totals) full[key] = totals[key];
   }
   return { ...full, ...lean };
 }

@@ -2,6 +2,7 @@ import { assert, assertEquals } from "../deps.ts";
 import {
   buildLauncherLine,
   launcherBootstrap,
+  launcherRun,
   launcherScript,
 } from "../../src/tmux/run/launcher.ts";
 import { shellFromProbe } from "../../src/tmux/run/probe.ts";
@@ -13,14 +14,35 @@ Deno.test("the launcher line reads the same in every launched shell: no quote, b
   assert(!/['\\!\n]/.test(bootstrap), bootstrap);
   const line = buildLauncherLine({
     bootstrap,
-    paneId: "%12",
-    sha256: "ab".repeat(32),
+    words: ["%12", "ab".repeat(32)],
     suppressHistory: true,
   });
   assertEquals(line.startsWith(" /bin/sh -c '"), true);
   assertEquals(line.endsWith(`' sh %12 ${"ab".repeat(32)}`), true);
   // Short: some line editors take time that grows faster than the line.
   assert(line.length < 450, `${line.length} characters`);
+});
+
+Deno.test("the line that fetches by $TMUX names no socket and is short (a prompt and it: three rows)", async () => {
+  const run = await launcherRun({
+    names: callNames("0123456789abcdef"),
+    paneId: "%3",
+    socketPath: "/tmp/tmux-1000/default",
+    shell: { kind: "fish", program: "/usr/bin/fish", args: [] },
+    command: "echo hi",
+    panePath: "",
+    waited: false,
+    pagers: false,
+  }, { bootstrap: null, suppressHistory: false });
+  const bootstrap = run.typed.split("'")[1];
+  assert(!/['\\!\n]/.test(bootstrap), bootstrap);
+  assert(!run.typed.includes("/tmp/tmux-1000"), run.typed);
+  assert(run.typed.length <= 165, `${run.typed.length} characters`);
+  // The script waits in the buffer the line names; what the line says when it cannot fetch it
+  // is built as it runs (its echo does not say it), and asks for the socket's line.
+  assert(run.typed.includes(` sh ${run.buffer} `));
+  assertEquals(run.refusals.map((refusal) => refusal.fallback), [true]);
+  assert(!run.typed.includes(run.refusals[0].said));
 });
 
 Deno.test("a socket path the line could not carry gives no bootstrap", () => {
@@ -47,8 +69,7 @@ Deno.test("the run's name and command are in the script, never in the typed line
   assert(!script.endsWith("\n"));
   const line = buildLauncherLine({
     bootstrap: launcherBootstrap("/tmp/s")!,
-    paneId: "%3",
-    sha256: "00".repeat(32),
+    words: ["%3", "00".repeat(32)],
     suppressHistory: false,
   });
   assert(!line.includes(names.channel) && !line.includes("0123456789abcdef"));

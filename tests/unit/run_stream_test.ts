@@ -41,7 +41,7 @@ Deno.test("a line a continuation prompt takes is answered once it is echoed and 
   assertEquals(stream.unread, null);
   feed(stream, `> ${ON}`);
   assertEquals([stream.unread, stream.done, stream.started], [
-    { lacksFunction: false, refused: null },
+    { lacksFunction: false, refused: null, fallback: false },
     true,
     false,
   ]);
@@ -56,7 +56,7 @@ Deno.test("a shell that does not echo the line is never said to have read it", (
 Deno.test("a shell that says it has no run function answers the line, echo or not", () => {
   const stream = streamFor(TYPED);
   feed(stream, `bash: ${FUNCTION}: command not found\r\n`);
-  assertEquals(stream.unread, { lacksFunction: true, refused: null });
+  assertEquals(stream.unread, { lacksFunction: true, refused: null, fallback: false });
 });
 
 Deno.test("the echo is found through line editors' rewrites of wrapped rows", () => {

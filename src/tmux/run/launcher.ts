@@ -8,17 +8,20 @@
  * backslash, `!` or newline in it (fish and xonsh read backslashes in single quotes, csh reads
  * `!`), then plain words. It is short because some line editors (nushell's, elvish's) take time
  * that grows faster than the line (2.8 kB: 1.1 s and 2.2 s measured; 300 bytes: 60 and 100 ms).
- * The bootstrap fetches the run's script from the pane's launcher buffer, deletes it, and
+ * The bootstrap fetches the run's script from its buffer and deletes it in one tmux command, and
  * evaluates it only if its SHA-256 is the one typed in the line: nothing another tmux client can
- * rewrite is evaluated unchecked. The script holds the command and the run's name; neither is in
- * any process's arguments, so the command cannot read them from its parent.
+ * rewrite is evaluated unchecked. It reaches tmux by the shell's `$TMUX` (two rows: no socket path
+ * typed, 80 bits of the hash); a shell that cannot (started with `env -i`, say) says so, and is
+ * typed the line that names the socket (five or six rows) from then on. The script holds the
+ * command and the run's name; neither is in any process's arguments, so the command cannot read
+ * them from its parent.
  *
  * @module
  */
 
 import { NAME_PREFIX } from "../names.ts";
 import { NO_TMUX_REASON } from "./run_end.ts";
-import { commandDigest } from "./run_function.ts";
+import { commandDigest, FETCH_CHECK_DIGITS } from "./run_function.ts";
 import {
   type CallNames,
   dropStatus,
@@ -72,12 +75,26 @@ export function launcherBootstrap(socketPath: string): string | null {
 
 const LACKS_TMUX = "T";
 const LACKS_HASHER = "H";
+const NOT_FETCHED = "N";
+
+/**
+ * The bootstrap that reaches tmux by the shell's `$TMUX`. Arguments: the script's buffer and the
+ * first {@linkcode FETCH_CHECK_DIGITS} hex digits of its SHA-256. Nothing in it names the socket;
+ * tmux's short names (showb, deleteb) keep it short.
+ */
+const BY_TMUX_ENV = `w=$(tmux showb -b $1 ";" deleteb -b $1);` +
+  `case $(printf %s "$w"|sha256sum) in $2*)eval "$w";;*)echo $1${NOT_FETCHED}$2;;esac`;
 
 /** What the bootstrap prints instead of fetching the script, and what it means. */
 export interface LauncherRefusal {
-  /** The text: the pane id, a letter and the script's SHA-256 (typed apart, never together). */
+  /** The text: two of the line's words with a letter between (typed apart, never together). */
   said: string;
   reason: string;
+  /**
+   * The script could not be fetched by `$TMUX` (unset, another server's, no tmux or sha256sum):
+   * the line that names the socket is typed instead.
+   */
+  fallback?: boolean;
 }
 
 /**
@@ -184,11 +201,10 @@ export function launcherScript(options: LauncherScriptOptions): string {
 
 /** Options for {@linkcode buildLauncherLine}. */
 export interface LauncherLineOptions {
-  /** The bootstrap for the pane's socket ({@linkcode launcherBootstrap}). */
+  /** The bootstrap, single-quoted in the line. */
   bootstrap: string;
-  paneId: string;
-  /** SHA-256 of the script waiting in the pane's launcher buffer (lowercase hex). */
-  sha256: string;
+  /** Its arguments (no spaces or quotes): the pane id and the script's SHA-256, or the buffer and the check. */
+  words: [string, string];
   /** Start the line with a space (fish and nushell then keep it out of their history). */
   suppressHistory: boolean;
 }
@@ -196,26 +212,48 @@ export interface LauncherLineOptions {
 /** The line typed into a launched shell's pane. */
 export function buildLauncherLine(options: LauncherLineOptions): string {
   const prefix = options.suppressHistory ? " " : "";
-  return `${prefix}/bin/sh -c '${options.bootstrap}' sh ${options.paneId} ${options.sha256}`;
+  return `${prefix}/bin/sh -c '${options.bootstrap}' sh ${options.words.join(" ")}`;
 }
 
-/** The line a launched shell is typed, and the script it runs (see launcher.ts). */
+/** A launcher run: its line, its script and the buffer it waits in, what the line says if refused. */
+export interface LauncherRun {
+  typed: string;
+  script: string;
+  buffer: string;
+  refusals: LauncherRefusal[];
+}
+
+/**
+ * The line and the script of one run in a launched shell: fetched by the shell's `$TMUX` when
+ * `bootstrap` is null, else by the socket's bootstrap ({@linkcode launcherBootstrap}).
+ */
 export async function launcherRun(
   script: LauncherScriptOptions,
-  line: { bootstrap: string; suppressHistory: boolean },
-): Promise<{ typed: string; script: string; buffer: string; refusals: LauncherRefusal[] }> {
+  line: { bootstrap: string | null; suppressHistory: boolean },
+): Promise<LauncherRun> {
   const text = launcherScript(script);
   const sha256 = await commandDigest(text);
-  const typed = buildLauncherLine({
-    bootstrap: line.bootstrap,
-    paneId: script.paneId,
-    sha256,
-    suppressHistory: line.suppressHistory,
-  });
+  const { suppressHistory } = line;
+  if (line.bootstrap !== null) {
+    const words: [string, string] = [script.paneId, sha256];
+    return {
+      typed: buildLauncherLine({ bootstrap: line.bootstrap, words, suppressHistory }),
+      script: text,
+      buffer: launcherBuffer(sha256),
+      refusals: launcherRefusals(script.paneId, sha256),
+    };
+  }
+  // Short: the name is typed. A line left over fetches only its own script.
+  const buffer = `${NAME_PREFIX}l${crypto.getRandomValues(new Uint8Array(2)).toHex()}`;
+  const check = sha256.slice(0, FETCH_CHECK_DIGITS);
   return {
-    typed,
+    typed: buildLauncherLine({ bootstrap: BY_TMUX_ENV, words: [buffer, check], suppressHistory }),
     script: text,
-    buffer: launcherBuffer(sha256),
-    refusals: launcherRefusals(script.paneId, sha256),
+    buffer,
+    refusals: [{
+      said: `${buffer}${NOT_FETCHED}${check}`,
+      reason: "the pane's shell could not fetch the run's script through its $TMUX",
+      fallback: true,
+    }],
   };
 }

@@ -47,7 +47,7 @@ export async function fetchOf(run: RunFunction): Promise<Fetch> {
   // Short: the name is typed.
   const buffer = `${NAME_PREFIX}f${crypto.getRandomValues(new Uint8Array(2)).toHex()}`;
   const text = run.fetchable(buffer);
-  return { buffer, text, check: (await sha256Hex(text)).slice(0, LOADER_HASH) };
+  return { buffer, text, check: (await sha256Hex(text)).slice(0, FETCH_CHECK_DIGITS) };
 }
 
 /**
@@ -67,10 +67,10 @@ function fetchingLine(call: string, name: string, fetch: Fetch): string {
 }
 
 /**
- * Hex digits of the fetched text's SHA-256 the line checks: 80 bits. Another text with them would
- * take 2^80 hashes to find, and the buffer lives only until its shell reads it.
+ * Hex digits of a fetched text's SHA-256 a typed line checks: 80 bits. Another text with them
+ * would take 2^80 hashes to find, and the buffer lives only until its shell reads it.
  */
-const LOADER_HASH = 20;
+export const FETCH_CHECK_DIGITS = 20;
 
 /** The calling shell's variable the loader fetches the definition into. */
 const FETCHED = "__tm";

@@ -25,10 +25,17 @@ import { checkSupported, parseVersion, verbatimPasteFlags } from "../version.ts"
 import { foreground, isMarker, stateForRun } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { forgetPaneShell, paneShell } from "./probe.ts";
-import { launcherBootstrap, launcherRun } from "./launcher.ts";
+import { launcherBootstrap, launcherRun, type ShellProgram } from "./launcher.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
-import { deleteFetched, pasteLine, releaseClaim, typeLine } from "./type_line.ts";
+import {
+  deleteFetched,
+  deleteUnfetched,
+  pasteLine,
+  releaseClaim,
+  typeAgain,
+  typeLine,
+} from "./type_line.ts";
 import {
   callNames,
   isInlineSafe,
@@ -46,7 +53,7 @@ import {
   runFunction,
   type TypedLineOptions,
 } from "./run_function.ts";
-import { lockKey, type PaneCall, type Runner, sweepOrphans } from "./state.ts";
+import { lockKey, type PaneCall, rememberFunction, type Runner, sweepOrphans } from "./state.ts";
 import { type Anchor, NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
 import { RunOutput } from "./run_output.ts";
 import { channelEnd, waitForEnd } from "./wait.ts";
@@ -221,17 +228,29 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         : null;
       // A trailer that never got to put the path back (its shell was killed) left its marker.
       const panePath = isMarker(state.pane_path) ? "" : state.pane_path;
-      const launched = bootstrap !== null && shell?.kind === "launched"
-        ? await launcherRun({
+      const typing = {
+        editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
+          cooked: shell?.kind === "posix" && shell.cooked === true,
+        }),
+      };
+      const launcherWith = (program: ShellProgram, bootstrap: string | null) =>
+        launcherRun({
           names,
           paneId,
           socketPath: state.socket_path,
-          shell: shell.shell,
+          shell: program,
           command: request.command,
           panePath,
           waited: tap === null,
           pagers: request.pagers,
-        }, { bootstrap, suppressHistory: request.suppressHistory })
+        }, { bootstrap, suppressHistory: request.suppressHistory });
+      // A launched shell fetches its script by its $TMUX when the stream shows whether it could;
+      // one that could not is typed the socket's line from then on.
+      const socketLine = `socket:${anchor.pid}`;
+      const byEnv = tap !== null && typing.editorReads !== false &&
+        runner.functions.get(key) !== socketLine;
+      let launched = bootstrap !== null && shell?.kind === "launched"
+        ? await launcherWith(shell.shell, byEnv ? null : bootstrap)
         : null;
       const inline = launched === null && isInlineSafe(request.command);
       const source = launched !== null || inline
@@ -252,15 +271,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       const mark = runningMark(names, anchor.pid);
       // The command goes to the call's buffer unless typed inline; a launcher's script (the
       // command in it) to the pane's launcher buffer.
-      const call: PaneCall = launched === null
+      let call: PaneCall = launched === null
         ? { socket, paneId, names }
         : { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
       const pasteFlags = verbatimPasteFlags(version);
-      const typing = {
-        editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
-          cooked: shell?.kind === "posix" && shell.cooked === true,
-        }),
-      };
       // Only the stream shows a stand-in's end at once: a waited line always brings the function,
       // whole. A followed one fetches it (a few rows typed, not thirty), and brings it whole
       // only when the fetch cannot work there (see the retry below), or when no line editor
@@ -274,14 +288,16 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       if (launched !== null) stream?.expectRefusals(launched.refusals);
       // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
       // collectable by its run_id.
-      const record = socket.remote !== null && tap !== null
-        ? encodeRecord({
-          anchor,
-          typed,
-          created: Date.now(),
-          ...(owner === null ? {} : { owner }),
-        })
-        : null;
+      const recordOf = (typed: string) =>
+        socket.remote !== null && tap !== null
+          ? encodeRecord({
+            anchor,
+            typed,
+            created: Date.now(),
+            ...(owner === null ? {} : { owner }),
+          })
+          : null;
+      const record = recordOf(typed);
       let claimed: string | null;
       try {
         claimed = await typeLine(call, {
@@ -331,6 +347,32 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         stream = new RunStream(names, output, run.name);
         stream.typing(typed, typing);
         await pasteLine(call, { typed, pasteFlags });
+        outcome = await waitForEnd(streamEnd(stream, tap!), request, {
+          started,
+          pid: anchor.pid,
+          progress,
+          sessionId,
+        });
+      }
+      if (
+        outcome === "ended" && stream?.unread?.fallback && bootstrap !== null &&
+        shell?.kind === "launched"
+      ) {
+        // The shell could not fetch its script by $TMUX (nothing of it ran): the socket's line.
+        rememberFunction(runner, key, socketLine);
+        await deleteUnfetched(call);
+        launched = await launcherWith(shell.shell, bootstrap);
+        call = { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
+        typed = launched.typed;
+        stream = new RunStream(names, output, null);
+        stream.typing(typed, typing);
+        stream.expectRefusals(launched.refusals);
+        await typeAgain(call, {
+          typed,
+          pasteFlags,
+          buffered: launched.script,
+          record: recordOf(typed),
+        });
         outcome = await waitForEnd(streamEnd(stream, tap!), request, {
           started,
           pid: anchor.pid,

@@ -40,6 +40,8 @@ export interface Unread {
   lacksFunction: boolean;
   /** The launcher said why it would not run (see `launcherRefusals`); null otherwise. */
   refused: string | null;
+  /** The launcher could not fetch its script by `$TMUX`: the socket's line may. */
+  fallback: boolean;
 }
 
 /**
@@ -233,13 +235,14 @@ export class RunStream {
   #watchUnread(text: string): void {
     const window = this.#before = (this.#before + text).slice(-BEFORE_MAX);
     const lacksFunction = this.#missing.some((said) => window.includes(said));
-    const refused = this.#refusals.find(({ said }) => window.includes(said))?.reason ?? null;
+    const refusal = this.#refusals.find(({ said }) => window.includes(said));
+    const refused = refusal?.reason ?? null;
     // A launched shell's editor may read again around the program it starts (nu was seen to),
     // so only a called function's line is judged by it; a launcher's line unread is withdrawn
     // at its timeout.
     const readsAgain = this.#missing.length > 0 && this.#readsAgain(text);
     if (!readsAgain && !lacksFunction && refused === null) return;
-    this.#unread = { lacksFunction, refused };
+    this.#unread = { lacksFunction, refused, fallback: refusal?.fallback === true };
     this.#phase = "after";
     this.#isSettled = true;
     this.#markEnded();

@@ -53,15 +53,8 @@ export async function typeLine(
       : [],
     ...pasteCommands(call, line),
   ];
-  const { buffered } = line;
-  const large = buffered !== null && new TextEncoder().encode(buffered).length > SET_BUFFER_MAX;
-  const args = buffered === null
-    ? [...claim, ...paste]
-    : large
-    ? [...claim, "load-buffer", "-b", names.commandBuffer, "-", THEN, ...paste]
-    : [...claim, "set-buffer", "-b", names.commandBuffer, "--", buffered, THEN, ...paste];
   try {
-    await runTmux(socket, args, large ? { stdin: buffered! } : {});
+    await runTmux(socket, ...withBuffered(call, line.buffered, [claim, paste]));
     return null;
   } catch (error) {
     if (error instanceof TmuxError && /already set/.test(error.message)) {
@@ -74,6 +67,40 @@ export async function typeLine(
     await releaseClaim(call, line.mark);
     throw error;
   }
+}
+
+/**
+ * The tmux command that runs `before`, sets the call's command buffer to `buffered` (unless
+ * null), then pastes; and its standard input (a large command is loaded from it).
+ */
+function withBuffered(
+  call: PaneCall,
+  buffered: string | null,
+  [before, paste]: [string[], string[]],
+): [string[], { stdin?: string }] {
+  const buffer = call.names.commandBuffer;
+  if (buffered === null) return [[...before, ...paste], {}];
+  if (new TextEncoder().encode(buffered).length > SET_BUFFER_MAX) {
+    return [[...before, "load-buffer", "-b", buffer, "-", THEN, ...paste], { stdin: buffered }];
+  }
+  return [[...before, "set-buffer", "-b", buffer, "--", buffered, THEN, ...paste], {}];
+}
+
+/**
+ * Types a line again with the command it fetches (the mark is the call's already), its record
+ * written anew for it.
+ */
+export async function typeAgain(
+  call: PaneCall,
+  line: TypedLine & { buffered: string; record: string | null },
+): Promise<void> {
+  const record = line.record === null
+    ? []
+    : ["set-option", "-p", "-t", call.paneId, call.names.quietRecord, line.record, THEN];
+  await runTmux(
+    call.socket,
+    ...withBuffered(call, line.buffered, [record, pasteCommands(call, line)]),
+  );
 }
 
 /** A line to type into a pane, and how its tmux pastes bytes as they are. */
