@@ -6,8 +6,9 @@
 
 import { configFromFlags } from "./src/config.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
-import { urlHost } from "./src/net.ts";
-import { StdioLineTransport } from "./src/stdio.ts";
+import { serveHttp } from "./src/http/mod.ts";
+import { urlHost } from "./src/util/mod.ts";
+import { StdioLineTransport } from "./src/mcp/mod.ts";
 import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
 
@@ -58,8 +59,6 @@ async function main(args: string[]): Promise<number> {
     stopping ??= stopToolContext(context).then(() => stopTransport());
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
   if (start.http) {
-    // Loaded only here: a stdio server never parses the HTTP transport.
-    const { serveHttp } = await import("./src/http.ts");
     let http;
     try {
       http = serveHttp(context, {

@@ -8,23 +8,28 @@ import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
 import { parseTier, type ToolPolicy } from "./tools/policy.ts";
 import { checkToolNames, DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
-import { isLoopback } from "./net.ts";
+import { isLoopback } from "./util/mod.ts";
 import { parseRemote, type RemoteHost, type Scope, SOCKET_NAME } from "./tmux/mod.ts";
 
 /** HTTP settings. */
 export interface HttpConfig {
+  /** The address to listen on. */
   host: string;
+  /** The port to listen on (0: a free one). */
   port: number;
   /** Bearer token every request must carry; null only on loopback. */
   token: string | null;
   /** True when the token was generated here and must be shown to the operator. */
   tokenGenerated: boolean;
+  /** HTTP sessions idle this long are closed. */
   sessionIdleSeconds: number;
 }
 
 /** Everything main needs to start. */
 export interface StartConfig {
+  /** What every MCP server of the process is given. */
   server: ServerConfig;
+  /** How to serve HTTP; null: serve stdio. */
   http: HttpConfig | null;
   /** Things worth telling the operator at start (e.g. a tier that failed closed). */
   warnings: string[];

@@ -10,34 +10,63 @@ import { TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 
 /** Parsed flags, before defaults from the environment are applied. */
 export interface Flags {
+  /** `--help`: print the usage and exit. */
   help: boolean;
+  /** `--version`: print the version and exit. */
   version: boolean;
+  /** `--http`: serve Streamable HTTP instead of stdio. */
   http: boolean;
+  /** `--host`: the HTTP address. */
   host: string | undefined;
+  /** `--port`: the HTTP port (0: a free one). */
   port: string | undefined;
+  /** `--socket-name`: the tmux `-L` socket. */
   socketName: string | undefined;
+  /** `--any-socket`: calls may name another tmux socket. */
   anySocket: boolean;
+  /** `--tmux-tmpdir`: where tmux keeps its sockets. */
   tmuxTmpdir: string | undefined;
+  /** `--wait-max-seconds`: the ceiling for any wait. */
   waitMaxSeconds: string | undefined;
+  /** `--max-output-bytes`: the ceiling for the pane text one result shows. */
   maxOutputBytes: string | undefined;
+  /** `--safety`: the tier (readonly, mutating, destructive). */
   safety: string | undefined;
+  /** `--toolsets`: the toolsets offered. */
   toolsets: string | undefined;
+  /** `--tools`: only these tools. */
   tools: string | undefined;
+  /** `--exclude-tools`: never these tools. */
   excludeTools: string | undefined;
+  /** `--with-tools`: these tools besides the toolsets'. */
   withTools: string | undefined;
+  /** `--token`: the HTTP bearer token. */
   token: string | undefined;
+  /** `--token-file`: the file the HTTP bearer token is read from. */
   tokenFile: string | undefined;
+  /** `--generate-token`: make a random token and print it. */
   generateToken: boolean;
+  /** `--session-idle-seconds`: HTTP sessions idle this long are closed. */
   sessionIdleSeconds: string | undefined;
+  /** `--audit-log`: one JSON line per tool call on stderr. */
   auditLog: boolean;
+  /** `--no-control`: one tmux process per command, no control client. */
   noControl: boolean;
+  /** `--keep-history`: typed lines stay in shell history by default. */
   keepHistory: boolean;
+  /** `--share-runs`: every HTTP session may collect every run. */
   shareRuns: boolean;
+  /** `--own-sessions`: confined to the sessions this server creates. */
   ownSessions: boolean;
+  /** `--sessions`: confined to sessions with these name globs. */
   sessions: string | undefined;
+  /** `--remote`, repeatable: the remote hosts declared. */
   remote: string[];
+  /** `--ssh-config`: the ssh config file. */
   sshConfig: string | undefined;
+  /** `--remote-accept-new-host-keys`: record a new host's key. */
   remoteAcceptNewHostKeys: boolean;
+  /** `--remote-idle-seconds`: a remote host's idle connection closes after this long. */
   remoteIdleSeconds: string | undefined;
 }
 

@@ -4,7 +4,12 @@
  * @module
  */
 
-import { type JsonSchemaValidatorProvider, McpServer, type Transport } from "./deps.ts";
+import {
+  createMcpServer,
+  type JsonSchemaValidatorProvider,
+  type McpServer,
+  type Transport,
+} from "./deps.ts";
 import { createTmuxClient, newOwner, TmuxError, tmuxVersion } from "./tmux/mod.ts";
 import {
   availableToolsets,
@@ -13,10 +18,8 @@ import {
   type ServerConfig,
   type ToolContext,
 } from "./tools/mod.ts";
-import { leanToolList } from "./lean_tool_list.ts";
-import { rejectUnknownTools } from "./tool_guard.ts";
+import { INSTRUCTIONS, leanToolList, rejectUnknownTools } from "./mcp/mod.ts";
 import { SERVER_INFO } from "./version.ts";
-import { INSTRUCTIONS } from "./instructions.ts";
 
 export type { ServerConfig, ToolContext } from "./tools/mod.ts";
 
@@ -58,7 +61,7 @@ export async function connectServer(
   context: ToolContext,
   transport: Transport,
 ): Promise<McpServer> {
-  const server = new McpServer(SERVER_INFO, {
+  const server = createMcpServer(SERVER_INFO, {
     capabilities: { logging: {} },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: NO_ELICITATION,

@@ -9,7 +9,7 @@
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
-import { abortable, ABORTED } from "../async.ts";
+import { abortable, ABORTED } from "../util/mod.ts";
 import { TmuxError } from "./errors.ts";
 
 const current = new AsyncLocalStorage<AbortSignal>();

@@ -13,12 +13,12 @@ import { closeOrphanGuards } from "./transport/orphan_guard.ts";
 import { closeWatcherPool } from "./transport/watcher_pool.ts";
 import { createWatcherPool, type WatcherPool } from "./transport/watcher.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import { LOCAL_HOST, type RemoteHost } from "./remote_spec.ts";
-import type { Scope } from "./scope.ts";
+import { LOCAL_HOST, type RemoteHost } from "./transport/remote_spec.ts";
+import type { Scope } from "./objects/scope.ts";
 import type { SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
-import { createRemoteHosts } from "./remote_hosts.ts";
-import { createTypedCursors, rememberTyped, typedCursor } from "./typed_echo.ts";
+import { createRemoteHosts } from "./transport/remote_hosts.ts";
+import { createTypedCursors, rememberTyped, typedCursor } from "./read/typed_echo.ts";
 import {
   createRunner,
   type OutputMatches,

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { abortable, ABORTED, deadline } from "../async.ts";
+import { abortable, ABORTED, deadline } from "../util/mod.ts";
 
 /** Keyed FIFO locks. */
 export type KeyedLock = Map<string, Promise<void>>;

@@ -50,6 +50,7 @@ export interface ServerConfig {
 
 /** Shared by the tools of every MCP session this process serves. */
 export interface ToolContext {
+  /** The server's settings. */
   config: ServerConfig;
   /** The process's one tmux client. */
   tmux: TmuxClient;

@@ -5,14 +5,8 @@
  * @module
  */
 
-import type {
-  CallToolResult,
-  McpServer,
-  RequestHandlerExtra,
-  ServerNotification,
-  ServerRequest,
-} from "../deps.ts";
-import { z } from "../deps.ts";
+import type { CallToolResult, McpServer, RequestHandlerExtra } from "../deps.ts";
+import { type Infer, z, type ZodObject, type ZodRawShape, type ZodType } from "../deps.ts";
 import {
   checkId,
   LOCAL_HOST,
@@ -28,11 +22,11 @@ import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
 import { withoutDefaults } from "./run_defaults.ts";
-import { deadline } from "../async.ts";
+import { deadline } from "../util/mod.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type Extra = RequestHandlerExtra;
 
 /**
  * What a tool acts on, resolved from its arguments before its handler runs: a pane named by
@@ -67,23 +61,30 @@ export interface ToolCall<T extends TargetKind> {
 }
 
 /** Everything about one tool. */
-export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T extends TargetKind> {
+export interface ToolSpec<I extends ZodRawShape, O extends ZodRawShape, T extends TargetKind> {
+  /** The tool's name. */
   name: string;
   /** What the tool acts on (see {@linkcode TargetKind}). */
   target: T;
+  /** The safety tier it needs. */
   tier: Tier;
+  /** Its title. */
   title: string;
+  /** Its description, as a model reads it. */
   description: string;
+  /** Its input fields. */
   input: I;
+  /** Its output fields. */
   output: O;
   /** Output fields listed only when remote hosts are declared (the host, a lost link). */
-  remoteOutput?: z.ZodRawShape;
+  remoteOutput?: ZodRawShape;
   /** Whether the tool reaches beyond tmux's own state (runs programs, types into shells). */
   openWorld?: boolean;
   /** It lists objects: with no session named, a confined server shows all those in scope. */
   lists?: boolean;
   /** Whether it may destroy things (default: the destructive tier only). */
   destructive?: boolean;
+  /** Calling it twice with the same arguments does no more than once. */
   idempotent?: boolean;
   /**
    * One of the few tools an agent reaches for first: clients that defer tools behind a search
@@ -98,18 +99,19 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, T ex
    */
   defaults?: Readonly<Record<string, unknown>>;
   /** What `structuredContent` carries of a result (default: the result without its defaults). */
-  lean?(result: z.infer<z.ZodObject<O>>): Record<string, unknown>;
-  run(args: z.infer<z.ZodObject<I>>, call: ToolCall<T>): Promise<z.infer<z.ZodObject<O>>>;
+  lean?(result: Infer<ZodObject<O>>): Record<string, unknown>;
+  /** Does the call. */
+  run(args: Infer<ZodObject<I>>, call: ToolCall<T>): Promise<Infer<ZodObject<O>>>;
   /** The short text block; default: compact JSON. */
-  text?(result: z.infer<z.ZodObject<O>>): string;
+  text?(result: Infer<ZodObject<O>>): string;
   /** Marks a result as an error while still returning it as structured content. */
-  failed?(result: z.infer<z.ZodObject<O>>): boolean;
+  failed?(result: Infer<ZodObject<O>>): boolean;
 }
 
 /** Keeps a spec's types tied together (identity at run time). */
 export function defineTool<
-  I extends z.ZodRawShape,
-  O extends z.ZodRawShape,
+  I extends ZodRawShape,
+  O extends ZodRawShape,
   T extends TargetKind,
 >(spec: ToolSpec<I, O, T>): ToolSpec<I, O, T> {
   return spec;
@@ -178,9 +180,9 @@ interface ToolConfig {
   title: string;
   description: string;
   // deno-lint-ignore no-explicit-any
-  inputSchema: z.ZodObject<any>;
+  inputSchema: ZodObject<any>;
   // deno-lint-ignore no-explicit-any
-  outputSchema: z.ZodObject<any>;
+  outputSchema: ZodObject<any>;
   annotations: {
     title: string;
     readOnlyHint: boolean;
@@ -224,7 +226,7 @@ const configs = new WeakMap<AnyToolSpec, ToolConfig>();
  * `host` only when the operator declared remote hosts: its schema lists them, and a name not
  * declared is answered by the handler (invalid_argument naming the declared ones).
  */
-function inputOf(spec: AnyToolSpec, config: ServerConfig): z.ZodRawShape {
+function inputOf(spec: AnyToolSpec, config: ServerConfig): ZodRawShape {
   const { socket_name: _, ...local } = spec.input;
   const input = config.anySocket ? spec.input : local;
   if (config.remotes.length === 0) return input;
@@ -266,15 +268,15 @@ function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
 
 /** An output shape whose fields with a default may be left out (the schema gives the default). */
 function withDefaultsIn(
-  shape: z.ZodRawShape,
+  shape: ZodRawShape,
   defaults: Readonly<Record<string, unknown>>,
-): z.ZodRawShape {
+): ZodRawShape {
   return Object.fromEntries(
     Object.entries(shape).map((
       [key, field],
     ) => [
       key,
-      key in defaults ? (field as z.ZodType).optional().meta({ default: defaults[key] }) : field,
+      key in defaults ? (field as ZodType).optional().meta({ default: defaults[key] }) : field,
     ]),
   );
 }

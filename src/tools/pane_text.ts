@@ -31,13 +31,21 @@ export const paneTextOutput = {
 
 /** Pane lines within a budget. */
 export interface PaneText {
+  /** Lines in all. */
   total_lines: number;
+  /** Their UTF-8 bytes, a newline each. */
   total_bytes: number;
+  /** Lines not shown. */
   truncated_lines: number;
+  /** Their UTF-8 bytes. */
   truncated_bytes: number;
+  /** The lines left out between `head_lines` and `lines`. */
   omitted: { after_line: number; lines: number; bytes: number } | null;
+  /** Shown lines cut inside for length. */
   cut_lines: number;
+  /** The first lines, when lines after them were left out. */
   head_lines: string[];
+  /** The lines shown: all, or the last ones. */
   lines: string[];
 }
 

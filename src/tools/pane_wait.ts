@@ -5,7 +5,17 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import {
+  type Infer,
+  z,
+  type ZodArray,
+  type ZodBoolean,
+  type ZodDefault,
+  type ZodNumber,
+  type ZodObject,
+  type ZodOptional,
+  type ZodString,
+} from "../deps.ts";
 import { cutLine, TmuxError, type TmuxSocket, waitForText } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { type Extra, progressNotifier } from "./define.ts";
@@ -28,7 +38,14 @@ export const waitUntilShape = {
 };
 
 /** send_keys' `wait`: what to wait for after typing, in the same call. */
-export const sendWaitSchema = z.object({
+export const sendWaitSchema: ZodOptional<
+  ZodObject<{
+    patterns: ZodDefault<ZodArray<ZodString>>;
+    prompt: ZodDefault<ZodBoolean>;
+    quiet_seconds: ZodDefault<ZodNumber>;
+    timeout: ZodDefault<ZodNumber>;
+  }>
+> = z.object({
   patterns: patternsSchema.default([]).describe("end when one shows in the answer"),
   prompt: z.boolean().default(true).describe(`end at a known prompt (${PROMPTS})`),
   quiet_seconds: z.number().min(0.1).max(600).default(2).describe(
@@ -66,7 +83,7 @@ export const waitOutput = {
 };
 
 /** A wait's result, as {@linkcode waitOutput} says. */
-export type WaitOutput = z.infer<z.ZodObject<typeof waitOutput>>;
+export type WaitOutput = Infer<ZodObject<typeof waitOutput>>;
 
 /** What a wait is asked for. */
 export interface WaitArgs {

@@ -14,6 +14,7 @@ export type Tier = (typeof TIERS)[number];
 
 /** Which tools a server offers. */
 export interface ToolPolicy {
+  /** The safety tier. */
   tier: Tier;
   /** The toolsets offered (see toolsets.ts). */
   toolsets: readonly Toolset[];
@@ -21,6 +22,7 @@ export interface ToolPolicy {
   only: string[] | null;
   /** Tools offered besides the toolsets'. */
   with: string[];
+  /** Tools never offered. */
   exclude: string[];
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type McpServer, ResourceTemplate } from "../deps.ts";
+import { type McpServer, resourceTemplate } from "../deps.ts";
 import {
   capturePane,
   checkId,
@@ -61,7 +61,7 @@ export function registerResources(server: McpServer, context: ToolContext): void
   }, async (uri) => json(uri, await listSessions(socket)));
   server.registerResource(
     "session",
-    new ResourceTemplate("tmux://sessions/{name}", { list: undefined }),
+    resourceTemplate("tmux://sessions/{name}"),
     {
       title: "A session",
       description: "One session (by exact name) with its windows.",
@@ -77,7 +77,7 @@ export function registerResources(server: McpServer, context: ToolContext): void
   );
   server.registerResource(
     "pane",
-    new ResourceTemplate("tmux://panes/{pane_id}", { list: undefined }),
+    resourceTemplate("tmux://panes/{pane_id}"),
     {
       title: "A pane",
       description: "One pane's state (pane_id like %3, URL-encoded %253).",
@@ -91,7 +91,7 @@ export function registerResources(server: McpServer, context: ToolContext): void
   );
   server.registerResource(
     "pane_content",
-    new ResourceTemplate("tmux://panes/{pane_id}/content", { list: undefined }),
+    resourceTemplate("tmux://panes/{pane_id}/content"),
     {
       title: "A pane's screen",
       description: "The visible screen of one pane, as text.",

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import { type Infer, z, type ZodObject } from "../deps.ts";
 import {
   MANY_MAX,
   paneLabel,
@@ -85,7 +85,7 @@ const output = {
   })).describe("each distinct output once"),
 };
 
-type Results = z.infer<z.ZodObject<typeof output>>;
+type Results = Infer<ZodObject<typeof output>>;
 type PaneResult = Results["results"][number];
 
 /** How one pane's part ended, in a word or two. */

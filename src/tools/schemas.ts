@@ -4,12 +4,25 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import {
+  z,
+  type ZodBoolean,
+  type ZodDefault,
+  type ZodNullable,
+  type ZodNumber,
+  type ZodObject,
+  type ZodOptional,
+  type ZodString,
+  type ZodType,
+} from "../deps.ts";
 
 /** tmux `-L` socket names: a plain file name. */
-export const socketNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, {
-  message: "socket_name may hold only letters, digits, '_', '.' and '-' (1 to 100 of them)",
-}).nullable().optional().describe("tmux -L socket name; default: the server's");
+export const socketNameSchema: ZodOptional<ZodNullable<ZodString>> = z.string().regex(
+  /^[A-Za-z0-9_.-]{1,100}$/,
+  {
+    message: "socket_name may hold only letters, digits, '_', '.' and '-' (1 to 100 of them)",
+  },
+).nullable().optional().describe("tmux -L socket name; default: the server's");
 
 /** The fields that name a pane (see `resolvePane`): terse, as every pane tool repeats them. */
 export const paneSpecShape = {
@@ -27,30 +40,35 @@ export const sessionSpecShape = {
   socket_name: socketNameSchema,
 };
 
-type Kind = "string" | "int" | "bool";
+/** The kinds of field a tmux layer field spec has. */
+export type SpecKind = "string" | "int" | "bool";
 
 /** A zod object for one of the tmux layer's field specs. */
-export function objectSchema<S extends Record<string, Kind>>(
+export function objectSchema<S extends Record<string, SpecKind>>(
   spec: S,
-): z.ZodObject<{ [F in keyof S]: z.ZodType }> {
-  const shape: Record<string, z.ZodType> = {};
+): ZodObject<{ [F in keyof S]: ZodType }> {
+  const shape: Record<string, ZodType> = {};
   for (const [field, kind] of Object.entries(spec)) {
     shape[field] = kind === "string" ? z.string() : kind === "int" ? z.number().int() : z.boolean();
   }
-  return z.object(shape) as z.ZodObject<{ [F in keyof S]: z.ZodType }>;
+  return z.object(shape) as ZodObject<{ [F in keyof S]: ZodType }>;
 }
 
 /** An exact pane id, required. */
-export const paneIdSchema = z.string().describe("pane id like %3 (from list_panes)");
+export const paneIdSchema: ZodString = z.string().describe("pane id like %3 (from list_panes)");
 
 /** An exact window id, required. */
-export const windowIdSchema = z.string().describe("window id like @2 (from list_windows)");
+export const windowIdSchema: ZodString = z.string().describe(
+  "window id like @2 (from list_windows)",
+);
 
 /** An exact session id, required. */
-export const sessionIdSchema = z.string().describe("session id like $1 (from list_sessions)");
+export const sessionIdSchema: ZodString = z.string().describe(
+  "session id like $1 (from list_sessions)",
+);
 
 /** Output: the pane a tool acted on. */
-export const paneIdOutput = z.string().describe("the pane acted on, like %3");
+export const paneIdOutput: ZodString = z.string().describe("the pane acted on, like %3");
 
 /** Output of tools whose only news is that they succeeded. */
 export const okOutput = { ok: z.literal(true).describe("always true: the change was made") };
@@ -64,24 +82,26 @@ export const createdOutput = {
 };
 
 /** Seconds to wait, clamped by the server. */
-export const timeoutSchema = z.number().positive().default(30).describe(
+export const timeoutSchema: ZodDefault<ZodNumber> = z.number().positive().default(30).describe(
   "seconds; clamped to the server's ceiling",
 );
 
 /** Show only the last N lines. */
-export const maxLinesSchema = z.number().int().min(1).nullable().default(null).describe(
-  "only the last N lines (default: first and last)",
-);
+export const maxLinesSchema: ZodDefault<ZodNullable<ZodNumber>> = z.number().int().min(1).nullable()
+  .default(null).describe(
+    "only the last N lines (default: first and last)",
+  );
 
 /** Whether text patterns match case exactly: one default for every tool that matches. */
-export const caseSensitiveSchema = z.boolean().default(true).describe(
+export const caseSensitiveSchema: ZodDefault<ZodBoolean> = z.boolean().default(true).describe(
   "match case exactly",
 );
 
 /** The pane text one result shows, in bytes. */
-export const maxOutputBytesSchema = z.number().int().min(1024).default(16384).describe(
-  "bytes shown at most; the rest is counted",
-);
+export const maxOutputBytesSchema: ZodDefault<ZodNumber> = z.number().int().min(1024).default(16384)
+  .describe(
+    "bytes shown at most; the rest is counted",
+  );
 
 /**
  * Session and window names: an allow-list of what tmux stores as it is given. tmux rewrites ':'
@@ -92,23 +112,25 @@ export const maxOutputBytesSchema = z.number().int().min(1024).default(16384).de
 const NAME = /^(?!.*#\[)(?:(?![:.\\$])[\p{L}\p{M}\p{N}\p{P}\p{S} ])+$/u;
 
 /** A session or window name. */
-export const nameSchema = z.string().min(1).max(100).refine((name) => NAME.test(name), {
+export const nameSchema: ZodString = z.string().min(1).max(100).refine((name) => NAME.test(name), {
   message: "names are 1 to 100 letters, digits, punctuation, symbols and spaces, " +
     "not ':', '.', '\\', '$' or '#[' (tmux would store them changed)",
 }).describe("the name, stored exactly as given");
 
 /** A new pane's working directory. */
-export const directorySchema = z.string().min(1).max(4096).nullable().optional().describe(
-  "working directory (default: the target pane's)",
-);
+export const directorySchema: ZodOptional<ZodNullable<ZodString>> = z.string().min(1).max(4096)
+  .nullable().optional().describe(
+    "working directory (default: the target pane's)",
+  );
 
 /** A new pane's program. */
-export const commandSchema = z.string().min(1).max(10000).nullable().optional().describe(
-  "a program instead of a shell",
-);
+export const commandSchema: ZodOptional<ZodNullable<ZodString>> = z.string().min(1).max(10000)
+  .nullable().optional().describe(
+    "a program instead of a shell",
+  );
 
 /** A size in cells. */
-export const sizeSchema = z.number().int().min(1).max(10000);
+export const sizeSchema: ZodNumber = z.number().int().min(1).max(10000);
 
 /** Output of the kill tools. */
 export const killedOutput = { killed: z.string().describe("the id of what was killed") };

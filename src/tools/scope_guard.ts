@@ -1,5 +1,5 @@
 /**
- * A confined server's guard at every tool's door (see `tmux/scope.ts`): whatever a call names
+ * A confined server's guard at every tool's door (see `tmux/objects/scope.ts`): whatever a call names
  * (its target, any other pane, window, session or run it gives) must be in scope; the lists it
  * reads are filtered by the tmux layer. A server that is not confined pays nothing.
  *
@@ -22,6 +22,7 @@ const NAMED = ["pane_id", "window_id", "session_id", "source_pane_id", "target_p
 
 /** One call, as the guard sees it. */
 export interface ScopedCall {
+  /** The tmux server the call acts on. */
   socket: TmuxSocket;
   /** The declared target, resolved (null: none, or all sessions). */
   target: string | null;
@@ -31,6 +32,7 @@ export interface ScopedCall {
   lists: boolean;
   /** The tool can change things (options beyond a session are then refused). */
   changes: boolean;
+  /** The call's arguments. */
   args: Record<string, unknown>;
 }
 

@@ -1,5 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { BoundedMap } from "../../src/tmux/run/bounded_map.ts";
+import { BoundedMap } from "../../src/util/bounded_map.ts";
 
 Deno.test("BoundedMap keeps its newest entries: a key set again is newest, the oldest goes", () => {
   const map = new BoundedMap<string, number>(2);

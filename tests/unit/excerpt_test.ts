@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../deps.ts";
-import { cutLine, excerptOf, lineBytes } from "../../src/tmux/excerpt.ts";
+import { cutLine, excerptOf, lineBytes } from "../../src/tmux/read/excerpt.ts";
 
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../deps.ts";
-import { LOGS_MAX_BYTES, OutputLog } from "../../src/tmux/output_log.ts";
+import { LOGS_MAX_BYTES, OutputLog } from "../../src/tmux/run/output_log.ts";
 import { OutputStore, STORE_MAX_BYTES } from "../../src/tmux/run/run_output.ts";
 
 const page = { maxBytes: 16384, maxLines: 400 };

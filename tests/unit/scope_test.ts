@@ -1,5 +1,5 @@
 import { assertEquals, assertMatch } from "../deps.ts";
-import { matchesGlob } from "../../src/tmux/scope.ts";
+import { matchesGlob } from "../../src/tmux/objects/scope.ts";
 import { configFromFlags } from "../../src/config.ts";
 import { parseFlags } from "../../src/flags.ts";
 

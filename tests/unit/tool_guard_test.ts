@@ -1,5 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { unknownToolCall } from "../../src/tool_guard.ts";
+import { unknownToolCall } from "../../src/mcp/tool_guard.ts";
 
 const known = new Set(["run_command"]);
 

@@ -6,9 +6,9 @@
 
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { cellsOf, cutAtCursor, outputAfter } from "../output.ts";
-import { captureLines } from "../capture.ts";
-import { trimmedRows } from "../position.ts";
+import { cellsOf, cutAtCursor, outputAfter } from "../read/output.ts";
+import { captureLines } from "../read/capture.ts";
+import { trimmedRows } from "../read/position.ts";
 import type { CallNames } from "./shell.ts";
 import type { RunOutput } from "./run_output.ts";
 import {
@@ -20,20 +20,31 @@ import {
   type Position,
 } from "./types.ts";
 
-interface CollectOptions {
+/** Options for {@linkcode collectOutput}. */
+export interface CollectOptions {
+  /** The tmux server. */
   socket: TmuxSocket;
+  /** The pane the run was in. */
   paneId: string;
+  /** Where its line was typed. */
   anchor: Anchor;
   /** Where output ended, in the coordinates of the moment it was recorded. */
   end: Position;
+  /** The pane's position now. */
   now: Current;
+  /** The line typed. */
   typed: string;
+  /** The call's names (channel, markers). */
   names: CallNames;
 }
 
-interface Collected {
+/** A run's output as the screen and scrollback still show it. */
+export interface Collected {
+  /** The lines, the typed line left out. */
   lines: string[];
+  /** tmux's history-limit dropped some before they were read. */
   linesMissed: boolean;
+  /** The anchor could not be trusted (history cleared, pane respawned). */
   anchorLost: boolean;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { abortable, deadline } from "../../async.ts";
+import { abortable, deadline } from "../../util/mod.ts";
 import { outsideCall } from "../call_deadline.ts";
 import type { OutputTap } from "../transport/watch.ts";
 import { KEEP_MS } from "./run_output.ts";
@@ -21,9 +21,11 @@ const SETTLE_MS = 1000;
 export interface EndedCall {
   /** The pane's lock key. */
   key: string;
+  /** The run's id. */
   runId: string;
   /** The run's stream and the tap feeding it, when the server followed it (else null). */
   stream: RunStream | null;
+  /** The run's output tap; null: none was had. */
   tap: OutputTap | null;
   /** Its context, once the line was typed and waited for (else null). */
   context: RunContext | null;

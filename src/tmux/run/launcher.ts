@@ -36,6 +36,7 @@ import {
 
 /** A pane's shell as the launcher needs it: its kind and the program that runs its `-c`. */
 export interface ShellProgram {
+  /** Which launched shell it is. */
   kind: LaunchedShell;
   /** The shell's executable (for xonsh, the Python running it), a path or a name on PATH. */
   program: string;
@@ -89,6 +90,7 @@ const BY_TMUX_ENV = `w=$(tmux showb -b $1 ";" deleteb -b $1);` +
 export interface LauncherRefusal {
   /** The text: two of the line's words with a letter between (typed apart, never together). */
   said: string;
+  /** What the result says: why nothing ran. */
   reason: string;
   /**
    * The script could not be fetched by `$TMUX` (unset, another server's, no tmux or sha256sum):
@@ -114,10 +116,15 @@ export function launcherRefusals(paneId: string, sha256: string): LauncherRefusa
 
 /** Options for {@linkcode launcherScript}. */
 export interface LauncherScriptOptions {
+  /** The call's names (channel, markers, buffers). */
   names: CallNames;
+  /** The pane the run is in. */
   paneId: string;
+  /** The tmux socket's path (the script's tmux commands name it). */
   socketPath: string;
+  /** The pane's shell. */
   shell: ShellProgram;
+  /** The command, in the shell's language. */
   command: string;
   /** The pane's `#{pane_path}` before the call, put back when the command has ended. */
   panePath: string;
@@ -217,9 +224,13 @@ export function buildLauncherLine(options: LauncherLineOptions): string {
 
 /** A launcher run: its line, its script and the buffer it waits in, what the line says if refused. */
 export interface LauncherRun {
+  /** The line typed into the pane. */
   typed: string;
+  /** The script, set in its buffer before the line is typed. */
   script: string;
+  /** The buffer the script waits in. */
   buffer: string;
+  /** What the line prints, and why, when it will not run the script. */
   refusals: LauncherRefusal[];
 }
 

@@ -26,7 +26,12 @@ function lostReason(socket: TmuxSocket, runId: string): string {
 }
 
 /** What a result for a lost link says about how the run went: that it is not known. */
-type Settled = "exit_status" | "timed_out" | "started" | "not_started_reason" | "no_status_reason";
+export type Settled =
+  | "exit_status"
+  | "timed_out"
+  | "started"
+  | "not_started_reason"
+  | "no_status_reason";
 
 /** A result for a run whose link dropped, from what the call has of it. */
 export function transportLost(result: Omit<RunResult, Settled>, socket: TmuxSocket): RunResult {

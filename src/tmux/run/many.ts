@@ -7,18 +7,20 @@
  */
 
 import { TmuxError, type TmuxErrorCode } from "../errors.ts";
-import type { OutputBudget } from "../excerpt.ts";
+import type { OutputBudget } from "../read/excerpt.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { hostName, socketKey } from "../transport/exec.ts";
-import { listPanes } from "../objects.ts";
-import { checkId } from "../target.ts";
+import { listPanes } from "../objects/objects.ts";
+import { checkId } from "../objects/target.ts";
 import { runCommand } from "./runner.ts";
 import type { Runner } from "./state.ts";
 import type { RunResult } from "./types.ts";
 
 /** One pane of a fan-out: its `%N` id on a tmux server (of this host or another). */
 export interface PaneTarget {
+  /** The tmux server. */
   socket: TmuxSocket;
+  /** The pane. */
   paneId: string;
 }
 
@@ -31,6 +33,7 @@ export interface RunManyRequest {
    * and of a session (null: none).
    */
   panes: { targets: readonly PaneTarget[]; windowId: string | null; sessionId: string | null };
+  /** The command, run in every pane. */
   command: string;
   /** Seconds each pane's run may take (already clamped). */
   timeout: number;
@@ -45,7 +48,9 @@ export interface RunManyRequest {
    * `tailOnly`, a caller's per-pane count).
    */
   budget: OutputBudget;
+  /** Keep the typed lines out of shell history. */
   suppressHistory: boolean;
+  /** Leave the pager variables as the shells have them. */
   pagers: boolean;
   /** Cancels the call: panes not started yet are not, runs in flight end as cancelled. */
   signal?: AbortSignal;

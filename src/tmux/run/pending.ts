@@ -12,7 +12,7 @@
 
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
-import { optionNames } from "../options.ts";
+import { optionNames } from "../objects/options.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { recordOptionNonce, type RunRecord } from "./record.ts";
 import { callNames, ENDED_OPTION, markNonce, RUNNING_OPTION } from "./shell.ts";

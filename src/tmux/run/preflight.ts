@@ -7,12 +7,12 @@
 
 import { clearStaleMark } from "./stale_mark.ts";
 import { runTmux } from "../transport/command.ts";
-import { delay } from "../../async.ts";
+import { delay } from "../../util/mod.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { drainChannels } from "../transport/waiter.ts";
-import { queryPane } from "../target.ts";
-import { optionNames } from "../options.ts";
+import { queryPane } from "../objects/target.ts";
+import { optionNames } from "../objects/options.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "./record.ts";
 import {
@@ -26,8 +26,11 @@ import {
 } from "./shell.ts";
 import type { Position } from "./types.ts";
 import { endedUnused } from "./pending.ts";
+import { TmuxError } from "../errors.ts";
+import { checkSupported, parseVersion, type TmuxVersion } from "../version.ts";
 
-const STATE_FIELDS = [
+/** The fields a call reads of its pane before typing. */
+export const STATE_FIELDS = [
   "pane_in_mode",
   "pane_mode",
   "pane_dead",
@@ -46,12 +49,33 @@ const STATE_FIELDS = [
   RUNNING_OPTION,
 ] as const;
 
-type PaneState = Record<(typeof STATE_FIELDS)[number], string>;
+/** What a call looks at in its pane before typing: each field as tmux formats it. */
+export type PaneState = Record<(typeof STATE_FIELDS)[number], string>;
 
 /** What runs in the foreground: a mark of ours means our own subshell, whatever its name. */
 export function foreground(state: PaneState): ReturnType<typeof classifyProcess> {
   // While our wrapper runs, the foreground process is a subshell named like the shell itself.
   return state[RUNNING_OPTION] === "" ? classifyProcess(state.pane_current_command) : "other";
+}
+
+/**
+ * The pane's tmux version, once the pane can be typed a line at all: a tmux too old, a dead pane
+ * and a pane in a mode are refused.
+ */
+export function typableVersion(state: PaneState, paneId: string): TmuxVersion {
+  const version = parseVersion(state.version);
+  checkSupported(version);
+  if (state.pane_dead === "1") {
+    throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
+  }
+  if (state.pane_in_mode === "1") {
+    const mode = state.pane_mode || "a mode";
+    throw new TmuxError(
+      "pane_in_mode",
+      `pane ${paneId} is in ${mode}; leave it (q or Escape) before running commands`,
+    );
+  }
+  return version;
 }
 
 /** How long, in ms, a pane that is not at an idle shell is watched for getting there. */

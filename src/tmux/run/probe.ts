@@ -8,7 +8,7 @@
  * @module
  */
 
-import { delay } from "../../async.ts";
+import { delay } from "../../util/mod.ts";
 import { callDeadline } from "../call_deadline.ts";
 import { socketKey, spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
@@ -29,6 +29,12 @@ export type PaneShell =
   | { kind: "unsupported"; name: string }
   | { kind: "other" }
   | { kind: "not_reading" };
+
+/** The language a pane's shell runs commands in (`bash`, `fish`...), or null when not a shell. */
+export function shellLanguage(shell: PaneShell | null, command: string): string | null {
+  if (shell?.kind === "launched") return shell.shell.kind;
+  return shell?.kind === "posix" ? programName(command) : null;
+}
 
 /** Names that need a look at the process: they may be another shell than they say. */
 function ambiguous(name: string): boolean {
@@ -182,6 +188,7 @@ export interface PaneShellOptions {
   cache: Map<string, PaneShell>;
   /** The pane's `#{pane_pid}` and `#{pane_current_command}`. */
   panePid: string;
+  /** The pane's `#{pane_current_command}`. */
   command: string;
   /**
    * No watcher has seen whether the shell's line editor reads: a shell's name is all tmux shows

@@ -4,10 +4,10 @@
  * @module
  */
 
-import { captureSince } from "../capture.ts";
+import { captureSince } from "../read/capture.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import type { StoredRun } from "./run_output.ts";
-import { outputAfter } from "../output.ts";
+import { outputAfter } from "../read/output.ts";
 import type { CallNames } from "./shell.ts";
 import type { RunRequest } from "./types.ts";
 

@@ -6,12 +6,12 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import type { OutputBudget } from "../excerpt.ts";
+import type { OutputBudget } from "../read/excerpt.ts";
 import { parseRunId } from "./record.ts";
 import { mayCollect } from "./owner.ts";
 import type { Runner } from "./state.ts";
 import type { StoredRun } from "./run_output.ts";
-import type { OutputLog } from "../output_log.ts";
+import type { OutputLog } from "./output_log.ts";
 
 /** One read_command_output request. */
 export interface ReadRequest {
@@ -27,6 +27,7 @@ export interface ReadRequest {
 
 /** A page of a run's output. */
 export interface RunPage {
+  /** The run, as a result named it. */
   run_id: string;
   /** Whether the run has ended (false: more may come). */
   ended: boolean;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { delay } from "../../async.ts";
+import { delay } from "../../util/mod.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { lineEditorState, watcherCaughtUp } from "../transport/watch.ts";
 

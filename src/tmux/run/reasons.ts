@@ -12,28 +12,32 @@ import { runIdOf } from "./record.ts";
 import { markNonce } from "./shell.ts";
 
 /** Why a line that was typed did not start within the timeout, and never will. */
-export const NEVER_STARTED =
+export const NEVER_STARTED: string =
   "the line was typed but the shell did not run it within the timeout, " +
   "and it is withdrawn: it will not run. The shell is probably waiting at a continuation prompt " +
   "(an unclosed quote or bracket), still starting, or a program read the line: look at the pane " +
   "(capture_pane) before retrying";
 
 /** Why a run whose line the shell has not run yet, and may, is neither started nor not. */
-export const MAY_START = "unknown: the line was typed but the shell has not run it within the " +
+export const MAY_START: string =
+  "unknown: the line was typed but the shell has not run it within the " +
   "timeout (a shell still starting, a continuation prompt, or a program reading input took it), " +
   "and it may still run: do not retry; collect run_id with wait_for_command, or look at the pane";
 
 /** Why such a run, waited for again, is neither started nor not, still. */
-export const STILL_MAY_START = "unknown: the line was typed but the shell has not been seen to " +
+export const STILL_MAY_START: string =
+  "unknown: the line was typed but the shell has not been seen to " +
   "run it; it may still run (a later run_command in the pane settles it): do not retry";
 
 /** Why a run whose line might have started never will. */
-export const SUPERSEDED = "its line never ran, and never will: a later run_command in the pane " +
+export const SUPERSEDED: string =
+  "its line never ran, and never will: a later run_command in the pane " +
   "started first, and the shell reads its input in order (the line was cleared, or a program " +
   "read it)";
 
 /** Why a line the shell read did not run the function. */
-export const UNREAD = "the shell read the line but did not run it: it lacks the run function " +
+export const UNREAD: string =
+  "the shell read the line but did not run it: it lacks the run function " +
   "and did not take its definition, or a continuation prompt (an unclosed quote or " +
   "here-document typed earlier) took the line; look at the pane (capture_pane) before retrying";
 
@@ -56,6 +60,19 @@ export function unsupportedShell(paneId: string, name: string): string {
   return `pane ${paneId} runs ${name}, which run_command cannot run commands in (see ` +
     "docs/run_command.md for the shells it can); start bash or sh in the pane " +
     "(send_keys text 'bash', enter: true) and run commands there";
+}
+
+/** Why a line is not typed into a pane running something else than an idle shell. */
+export function notIdle(paneId: string, command: string): string {
+  return `pane ${paneId} is running ${JSON.stringify(command)}, not an idle shell (a program ` +
+    "or a shell's script has the terminal and would take the line as its input)";
+}
+
+/** Why a launched shell cannot be typed the line that names the pane's tmux socket. */
+export function untypableSocket(paneId: string, shell: string, socketPath: string): string {
+  return `pane ${paneId} runs ${shell}, and the tmux socket's path ` +
+    `${JSON.stringify(socketPath)} cannot be typed into it (quotes, $, ! or a ` +
+    "backslash); use a socket path without them (--tmux-tmpdir), or start bash in the pane";
 }
 
 /** Why nothing was typed into a shell whose line editor is not reading a command line. */

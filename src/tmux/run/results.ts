@@ -10,7 +10,8 @@ import type { TmuxChild } from "../transport/exec.ts";
 import { collectOutput, screenFields } from "./collect.ts";
 import { releaseClaim } from "./type_line.ts";
 import { killedReason, NO_TMUX_REASON, type RunEnd } from "./run_end.ts";
-import { lockKey, type PaneCall, rememberEnd, rememberFunction, type Runner } from "./state.ts";
+import { lockKey } from "../transport/exec.ts";
+import { type PaneCall, rememberEnd, rememberFunction, type Runner } from "./state.ts";
 import {
   type Anchor,
   currentPosition,
@@ -27,16 +28,23 @@ import { NO_STATUS } from "./reasons.ts";
 
 /** What settling a run needs. */
 export interface RunContext {
+  /** The server's run state. */
   runner: Runner;
+  /** What the call asked. */
   request: RunRequest;
   /** Whose run it is (see owner.ts). */
   owner: string | null;
+  /** The pane, its socket and the call's names. */
   call: PaneCall;
+  /** The pane's session. */
   sessionId: string;
   /** When the call started (ms since the epoch). */
   started: number;
+  /** Where the line was typed. */
   anchor: Anchor;
+  /** The line typed. */
   typed: string;
+  /** The running mark the call set on the pane. */
   mark: string;
   /** Where the run's lines go (its log, and the excerpt its result shows). */
   output: RunOutput;
@@ -44,15 +52,35 @@ export interface RunContext {
   stream: RunStream | null;
   /** Its record was written as it was typed (a remote run): cleared when the call sees its end. */
   recorded: boolean;
+  /** The `tmux wait-for` process on the run's channel; null: none. */
   waiter: TmuxChild | null;
   /** The run function's mark for the pane's shell; null: a launcher ran the command. */
   functionMark: string | null;
   /** The command reaches the shell only from its buffer, by its hash (deleting it withdraws it). */
   withdrawable: boolean;
+  /** The result fields known before the run ended. */
   base: Pick<RunResult, "pane_id" | "shell" | "run_id" | "effective_timeout"> & OutputFields;
+  /** Seconds since the call started. */
   elapsed: () => number;
   /** Set when the run timed out and its stream is to be followed after the call. */
   followed: boolean;
+}
+
+/** The result of a line never typed, or typed and withdrawn: why, and nothing else. */
+export function notStarted(
+  base: RunContext["base"],
+  reason: string,
+  elapsed: number,
+): RunResult {
+  return {
+    ...base,
+    exit_status: null,
+    timed_out: false,
+    started: false,
+    not_started_reason: reason,
+    no_status_reason: null,
+    elapsed_seconds: elapsed,
+  };
 }
 
 /** What a run whose link dropped has to show: the output the stream brought. */

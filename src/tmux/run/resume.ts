@@ -4,12 +4,12 @@
  * @module
  */
 
-import { abortable } from "../../async.ts";
+import { abortable } from "../../util/mod.ts";
 import { TmuxError } from "../errors.ts";
-import type { OutputBudget } from "../excerpt.ts";
+import type { OutputBudget } from "../read/excerpt.ts";
 import { waitChannel } from "../transport/waiter.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { queryPane } from "../target.ts";
+import { queryPane } from "../objects/target.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";

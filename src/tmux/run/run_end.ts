@@ -25,7 +25,7 @@ export const NO_TMUX = "t";
 export const KILLED = "k";
 
 /** Why a shell without tmux on its PATH is refused. */
-export const NO_TMUX_REASON =
+export const NO_TMUX_REASON: string =
   "the pane's shell cannot run tmux: it is not on the shell's PATH, and " +
   "a run's bookkeeping needs it, so nothing was run; put tmux's directory on that PATH (or start " +
   "the shell with one that has it)";

@@ -206,7 +206,9 @@ export type CommandSource = { inline: string } | { sha256: string };
 
 /** Options for {@linkcode buildTypedLine}. */
 export interface TypedLineOptions {
+  /** The call's names (channel, markers, buffers). */
   names: CallNames;
+  /** The pane the line is typed into. */
   paneId: string;
   /** The function the line calls. */
   run: RunFunction;

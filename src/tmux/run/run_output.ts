@@ -7,8 +7,8 @@
  * @module
  */
 
-import { type Excerpt, ExcerptBuilder, type LineEnds, type OutputBudget } from "../excerpt.ts";
-import { LOG_LIMITS, type LogLimits, OutputLog } from "../output_log.ts";
+import { type Excerpt, ExcerptBuilder, type LineEnds, type OutputBudget } from "../read/excerpt.ts";
+import { LOG_LIMITS, type LogLimits, OutputLog } from "./output_log.ts";
 import type { LineSink } from "./terminal_text.ts";
 import type { MoreFrom } from "./types.ts";
 
@@ -27,6 +27,7 @@ export class RunOutput implements LineSink {
   #pending: string[] = [];
   #pendingLength = 0;
 
+  /** An empty output, its excerpt within `budget`, its log within `limits`. */
   constructor(budget: OutputBudget, limits: LogLimits = LOG_LIMITS) {
     this.log = new OutputLog(limits);
     this.#excerpt = new ExcerptBuilder(budget);
@@ -84,6 +85,7 @@ export class RunOutput implements LineSink {
 
 /** A run's log in the store. */
 export interface StoredRun {
+  /** The run's output log. */
   log: OutputLog;
   /** When the run ended (ms since the epoch), null while it goes on. */
   ended: number | null;
@@ -119,6 +121,7 @@ export class OutputStore {
   #runs = new Map<string, StoredRun>();
   #maxBytes: number;
 
+  /** An empty store, holding at most `maxBytes` of logs. */
   constructor(maxBytes = STORE_MAX_BYTES) {
     this.#maxBytes = maxBytes;
   }

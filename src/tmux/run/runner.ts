@@ -14,17 +14,16 @@
  * @module
  */
 import { afterCall } from "../call_deadline.ts";
-import { captureSince } from "../capture.ts";
+import { captureSince } from "../read/capture.ts";
 import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/waiter.ts";
-import { hostName, type TmuxChild } from "../transport/exec.ts";
+import { hostName, lockKey, type TmuxChild } from "../transport/exec.ts";
 import { intField } from "../format.ts";
-import { acquire } from "../lock.ts";
 import { newNonce } from "../names.ts";
-import { checkSupported, parseVersion, verbatimPasteFlags } from "../version.ts";
-import { foreground, isMarker, stateForRun } from "./preflight.ts";
+import { verbatimPasteFlags } from "../version.ts";
+import { foreground, isMarker, stateForRun, typableVersion } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
-import { forgetPaneShell, paneShell } from "./probe.ts";
+import { forgetPaneShell, paneShell, shellLanguage } from "./probe.ts";
 import { launcherBootstrap, launcherRun, type ShellProgram } from "./launcher.ts";
 import { encodeRecord, runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
@@ -36,42 +35,39 @@ import {
   typeAgain,
   typeLine,
 } from "./type_line.ts";
-import {
-  callNames,
-  isInlineSafe,
-  programName,
-  RUNNING_OPTION,
-  runningMark,
-  showsLineEditor,
-} from "./shell.ts";
+import { callNames, isInlineSafe, RUNNING_OPTION, runningMark, showsLineEditor } from "./shell.ts";
 import {
   buildTypedLine,
   commandDigest,
   type Fetch,
   fetchOf,
-  type RunFunction,
-  runFunction,
   type TypedLineOptions,
 } from "./run_function.ts";
-import { lockKey, type PaneCall, rememberFunction, type Runner, sweepOrphans } from "./state.ts";
+import {
+  functionFor,
+  type PaneCall,
+  paneTurn,
+  rememberFunction,
+  type Runner,
+  sweepOrphans,
+} from "./state.ts";
 import { type Anchor, NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
 import { RunOutput } from "./run_output.ts";
 import { channelEnd, waitForEnd } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { tapOutput } from "../transport/watch.ts";
 import { cancelledRun, settle } from "./settle.ts";
-import type { RunContext } from "./results.ts";
+import { notStarted, type RunContext } from "./results.ts";
 import { afterRun, streamEnd } from "./follow.ts";
 import { editorReads, lineEditorReading, lineEditorUnknown } from "./reading.ts";
-import { busyWith, notReading, UNREAD, unsupportedShell } from "./reasons.ts";
-function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
-  let run = runner.definitions.get(socketPath);
-  if (run === undefined) {
-    run = runFunction(socketPath);
-    runner.definitions.set(socketPath, run);
-  }
-  return run;
-}
+import {
+  busyWith,
+  notIdle,
+  notReading,
+  UNREAD,
+  unsupportedShell,
+  untypableSocket,
+} from "./reasons.ts";
 
 /** Runs a command in a pane and waits for it, as the run_command contract says. */
 export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {
@@ -105,35 +101,17 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     ...NO_OUTPUT,
   };
   const key = lockKey(socket, paneId);
-  const release = await acquire(runner.locks, key, {
+  const release = await paneTurn(runner, key, {
+    paneId,
     deadline: started + request.timeout * 1000,
     signal: request.signal,
   });
-  if (release === null) {
-    if (request.signal?.aborted) throw new TmuxError("cancelled", "run_command was cancelled");
-    throw new TmuxError(
-      "pane_busy",
-      `pane ${paneId} was busy with another run_command for the whole timeout`,
-    );
-  }
   try {
     await runner.settling.get(key);
     await sweepOrphans(runner, socket, paneId);
     const state = await stateForRun(socket, paneId, runner.lastEnds.get(key));
     runner.lastEnds.delete(key);
-    const version = parseVersion(state.version);
-    checkSupported(version);
-    if (state.pane_dead === "1") {
-      throw new TmuxError("pane_dead", `pane ${paneId} is dead (its process has exited)`);
-    }
-    if (state.pane_in_mode === "1") {
-      throw new TmuxError(
-        "pane_in_mode",
-        `pane ${paneId} is in ${
-          state.pane_mode || "a mode"
-        }; leave it (q or Escape) before running commands`,
-      );
-    }
+    const version = typableVersion(state, paneId);
     const running = state[RUNNING_OPTION];
     const kind = foreground(state);
     const shell = kind === "posix_shell" || kind === "launched_shell"
@@ -153,40 +131,21 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
         unsupportedShell(paneId, state.pane_current_command),
       );
     }
-    base = {
-      ...base,
-      shell: shell?.kind === "launched"
-        ? shell.shell.kind
-        : shell?.kind === "posix"
-        ? programName(state.pane_current_command)
-        : null,
-    };
+    base = { ...base, shell: shellLanguage(shell, state.pane_current_command) };
     const bootstrap = shell?.kind === "launched" ? launcherBootstrap(state.socket_path) : null;
     if (shell?.kind === "launched" && bootstrap === null) {
       throw new TmuxError(
         "unsupported_shell",
-        `pane ${paneId} runs ${shell.shell.kind}, and the tmux socket's path ` +
-          `${JSON.stringify(state.socket_path)} cannot be typed into it (quotes, $, ! or a ` +
-          "backslash); use a socket path without them (--tmux-tmpdir), or start bash in the pane",
+        untypableSocket(paneId, shell.shell.kind, state.socket_path),
       );
     }
-    /** A result for a line never typed. */
-    const notTyped = (reason: string): RunResult => ({
-      ...base,
-      exit_status: null,
-      timed_out: false,
-      started: false,
-      not_started_reason: reason,
-      no_status_reason: null,
-      elapsed_seconds: elapsed(),
-    });
+    // A result for a line never typed.
+    const notTyped = (reason: string): RunResult => notStarted(base, reason, elapsed());
     if (kind === "other" || shell?.kind === "other") {
       return notTyped(
         running !== ""
           ? busyWith(request, running, "an earlier run_command")
-          : `pane ${paneId} is running ${JSON.stringify(state.pane_current_command)}, ` +
-            "not an idle shell (a program or a shell's script has the terminal and would take " +
-            "the line as its input)",
+          : notIdle(paneId, state.pane_current_command),
       );
     }
     if (

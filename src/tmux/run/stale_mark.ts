@@ -8,7 +8,7 @@
  * @module
  */
 
-import { delay } from "../../async.ts";
+import { delay } from "../../util/mod.ts";
 import { callDeadline } from "../call_deadline.ts";
 import { spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";

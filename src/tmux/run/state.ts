@@ -8,19 +8,21 @@
 import { drainChannels } from "../transport/waiter.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
-import { socketKey } from "../transport/exec.ts";
+import { lockKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { createKeyedLock, type KeyedLock } from "../lock.ts";
-import { queryPane } from "../target.ts";
+import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
+import { TmuxError } from "../errors.ts";
+import { queryPane } from "../objects/target.ts";
 import { type CallNames, markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
-import type { RunFunction } from "./run_function.ts";
+import { type RunFunction, runFunction } from "./run_function.ts";
 import type { Position } from "./types.ts";
 import type { PaneShell } from "./probe.ts";
-import { BoundedMap } from "./bounded_map.ts";
+import { BoundedMap } from "../../util/mod.ts";
 import { OutputStore } from "./run_output.ts";
 
 /** State shared by all calls of one server: per-pane queues and leftovers of calls given up. */
 export interface Runner {
+  /** One run at a time per pane. */
   locks: KeyedLock;
   /**
    * Per pane, calls whose server waited on their channel and gave up (cancelled) while the command
@@ -45,6 +47,7 @@ export interface Runner {
   store: OutputStore;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
   stop: AbortController;
+  /** The calls in flight, ended when the server stops. */
   inFlight: Set<Promise<unknown>>;
 }
 
@@ -76,17 +79,40 @@ export async function stopRunner(runner: Runner): Promise<void> {
   await Promise.allSettled([...runner.inFlight]);
 }
 
-/** The key of a pane in a runner's maps: its socket and id. */
-export function lockKey(socket: TmuxSocket, paneId: string): string {
-  return `${socketKey(socket)}\x00${paneId}`;
-}
-
 /**
  * Remembers that a pane's shell was given a run function (a bounded map, oldest out first); null:
  * its shell is given none (a launcher runs its commands), so nothing changes.
  */
 export function rememberFunction(runner: Runner, key: string, value: string | null): void {
   if (value !== null) runner.functions.set(key, value);
+}
+
+/** The run function for a socket path (its digest is computed once). */
+export function functionFor(runner: Runner, socketPath: string): Promise<RunFunction> {
+  let run = runner.definitions.get(socketPath);
+  if (run === undefined) {
+    run = runFunction(socketPath);
+    runner.definitions.set(socketPath, run);
+  }
+  return run;
+}
+
+/**
+ * Waits for the pane's turn, until `deadline` (ms since the epoch): its release, or a pane_busy
+ * error (a cancelled one when `signal` aborted).
+ */
+export async function paneTurn(
+  runner: Runner,
+  key: string,
+  wait: { paneId: string; deadline: number; signal?: AbortSignal },
+): Promise<() => void> {
+  const release = await acquire(runner.locks, key, wait);
+  if (release !== null) return release;
+  if (wait.signal?.aborted) throw new TmuxError("cancelled", "run_command was cancelled");
+  throw new TmuxError(
+    "pane_busy",
+    `pane ${wait.paneId} was busy with another run_command for the whole timeout`,
+  );
 }
 
 /**
@@ -109,8 +135,11 @@ export function rememberEnd(runner: Runner, key: string, end: Position): void {
 
 /** A call in a pane, named by its nonce. */
 export interface PaneCall {
+  /** The tmux server. */
   socket: TmuxSocket;
+  /** The pane. */
   paneId: string;
+  /** The call's names (channel, markers, buffers). */
   names: CallNames;
 }
 

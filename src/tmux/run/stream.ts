@@ -7,9 +7,9 @@
  * @module
  */
 
-import { abortable } from "../../async.ts";
-import type { Excerpt } from "../excerpt.ts";
-import { typedToken } from "../output.ts";
+import { abortable } from "../../util/mod.ts";
+import type { Excerpt } from "../read/excerpt.ts";
+import { typedToken } from "../read/output.ts";
 import { EchoScan } from "./echo_scan.ts";
 import type { LauncherRefusal } from "./launcher.ts";
 import type { RunOutput } from "./run_output.ts";

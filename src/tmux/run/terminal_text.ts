@@ -16,7 +16,7 @@
  * @module
  */
 
-import { lineBytes } from "../excerpt.ts";
+import { lineBytes } from "../read/excerpt.ts";
 
 /** Where a reducer's lines go. */
 export interface LineSink {
@@ -106,6 +106,7 @@ export class LineReducer {
   /** Index in `#above` of the first row rewritten since the cursor left the bottom, or null. */
   #changedFrom: number | null = null;
 
+  /** A reducer passing its lines to `sink`. */
   constructor(sink: LineSink) {
     this.#sink = sink;
   }

@@ -5,9 +5,9 @@
  */
 
 import type { TmuxSocket } from "../transport/socket.ts";
-import { DEFAULT_BUDGET, type Excerpt, excerptOf, type OutputBudget } from "../excerpt.ts";
-import { type PanePosition, parsePosition, POSITION_FIELDS } from "../position.ts";
-import { queryPane } from "../target.ts";
+import { DEFAULT_BUDGET, type Excerpt, excerptOf, type OutputBudget } from "../read/excerpt.ts";
+import { type PanePosition, parsePosition, POSITION_FIELDS } from "../read/position.ts";
+import { queryPane } from "../objects/target.ts";
 
 /** One request, already validated and resolved to a pane. */
 export interface RunRequest {
@@ -35,6 +35,7 @@ export interface RunRequest {
 
 /** Where the rest of a run's output can be read: its log, kept by the server. */
 export interface OutputMore {
+  /** The run. */
   run_id: string;
   /** The first line the result did not show. */
   from_line: number;
@@ -155,10 +156,15 @@ export const CURRENT_FIELDS = [...POSITION_FIELDS, "pane_path"] as const;
 
 /** How output was read, besides its lines: what a reader of the lines cannot tell. */
 export interface OutputFlags {
+  /** Read from the byte stream (exact), or from the screen. */
   source: "stream" | "screen";
+  /** tmux's scrollback dropped output before it was read. */
   linesMissed: boolean;
+  /** The pane was respawned or its history cleared. */
   anchorLost: boolean;
+  /** The command used the alternate screen. */
   alternateScreen: boolean;
+  /** The command wrote bytes that are not UTF-8. */
   invalidUtf8: boolean;
 }
 
@@ -213,18 +219,23 @@ export const NO_OUTPUT: OutputFields = outputFields(excerptOf([], DEFAULT_BUDGET
 
 /** A cursor position: rows of history above the screen plus the cursor on it. */
 export interface Position {
+  /** Rows of history above the screen. */
   history: number;
+  /** The cursor's row on the screen. */
   y: number;
+  /** The cursor's column. */
   x: number;
 }
 
 /** Where a line was typed, and the pane process it was typed into. */
 export interface Anchor extends Position {
+  /** The pane's process. */
   pid: number;
 }
 
 /** A pane's position now, and its `#{pane_path}` (our OSC 7 markers show there). */
 export interface Current extends PanePosition {
+  /** The pane's `#{pane_path}`. */
   path: string;
 }
 

@@ -5,11 +5,11 @@
  */
 
 import { runTmux } from "../transport/command.ts";
-import { abortable, ABORTED, deadline, delay } from "../../async.ts";
+import { abortable, ABORTED, deadline, delay } from "../../util/mod.ts";
 import { TmuxError } from "../errors.ts";
 import { THEN } from "../transport/command_line.ts";
 import { formatOf, recordOf, splitRecords } from "../format.ts";
-import { queryPane } from "../target.ts";
+import { queryPane } from "../objects/target.ts";
 import type { PaneCall } from "./state.ts";
 import { endMarkerPrefix } from "./shell.ts";
 import { parseRunEnd, type RunEnd } from "./run_end.ts";
@@ -42,7 +42,9 @@ export function trailerCommands(call: PaneCall): string[] {
 export interface Trailer {
   /** Null: the status field was not one the trailer writes. */
   end: RunEnd | null;
+  /** Where the trailer left the cursor. */
   end_position: Position;
+  /** The pane's `#{pane_path}` then. */
   path: string;
 }
 

@@ -70,7 +70,10 @@ function controlExited(): TmuxError {
  * failed to connect may be tried again.
  */
 export interface ControlPool {
-  /** The client of each socket name ("" for tmux's default), or null while it cannot be had. */
+  /**
+   * The client of each socket name ("" for tmux's default), or null while it cannot be had.
+   * @ignore
+   */
   readonly clients: Map<string, Promise<Control | null>>;
   /** Per socket name, the time (ms since the epoch) before which no new connection is tried. */
   readonly retryAfter: Map<string, number>;

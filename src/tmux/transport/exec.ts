@@ -38,6 +38,11 @@ export function socketKey(socket: SocketAddress): string {
   return `${socket.remote?.name ?? ""}/${socket.socketName ?? ""}`;
 }
 
+/** The key of a pane in per-pane maps and locks: its server and its id. */
+export function lockKey(socket: SocketAddress, paneId: string): string {
+  return `${socketKey(socket)}\x00${paneId}`;
+}
+
 /** Options for {@linkcode runTmux}. */
 export interface RunTmuxOptions {
   /** Bytes or text given to tmux on standard input (e.g. `load-buffer -`). */

@@ -21,7 +21,7 @@
  * @module
  */
 
-import { abortable, ABORTED } from "../../async.ts";
+import { abortable, ABORTED } from "../../util/mod.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
 import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { abortable, ABORTED, deadline } from "../../async.ts";
-import { chunkReader } from "../../streams.ts";
+import { abortable, ABORTED, deadline } from "../../util/mod.ts";
+import { chunkReader } from "../../util/mod.ts";
 import { Pieces } from "../byte_chunks.ts";
 
 const NEWLINE = 0x0a;
@@ -74,7 +74,9 @@ export async function* readLines(
 
 /** What {@linkcode readCapped} read: the first bytes, and how many more it drained unkept. */
 export interface CappedBytes {
+  /** The line's bytes, as far as they are kept. */
   bytes: Uint8Array;
+  /** Bytes of it dropped past the limit. */
   dropped: number;
 }
 

@@ -8,7 +8,14 @@
 import type { ControlPool } from "./control.ts";
 import type { RemoteLink } from "./remote_link.ts";
 import type { WatcherPool } from "./watcher.ts";
-import type { Scope } from "../scope.ts";
+
+/** What a confined server may reach. */
+export interface Scope {
+  /** Sessions this server (any process of it) created. */
+  readonly own: boolean;
+  /** Session name globs (`*` any run of characters, `?` one). */
+  readonly names: readonly string[];
+}
 
 /** Which tmux server to talk to, and through whose control clients and watchers. */
 export interface TmuxSocket {

@@ -10,11 +10,11 @@
  * @module
  */
 
-import { abortable, ABORTED } from "../../async.ts";
+import { abortable, ABORTED } from "../../util/mod.ts";
 import { TmuxError } from "../errors.ts";
 import { MAX_STDERR_BYTES, readCapped, readLines, terminate } from "./lines.ts";
 import type { RemoteLink } from "./remote_link.ts";
-import type { RemoteHost } from "../remote_spec.ts";
+import type { RemoteHost } from "./remote_spec.ts";
 import { withinCall } from "../call_deadline.ts";
 
 /** ssh settings shared by every host. */

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { abortable, ABORTED } from "../../async.ts";
+import { abortable, ABORTED } from "../../util/mod.ts";
 import { type SocketAddress, spawnRun, spawnTmux, type TmuxChild } from "./exec.ts";
 import { afterCall } from "../call_deadline.ts";
 import { THEN } from "./command_line.ts";

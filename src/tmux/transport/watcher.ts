@@ -10,7 +10,7 @@ import { lineEditorSeen } from "./line_editor.ts";
 import { type SocketAddress, socketKey } from "./exec.ts";
 import { allLines, type ClientGates, endClient, startClient } from "./gate.ts";
 import { privateName } from "../names.ts";
-import { abortable, ABORTED } from "../../async.ts";
+import { abortable, ABORTED } from "../../util/mod.ts";
 
 /** Receives a pane's output bytes, as the pane wrote them (valid only during the call). */
 export type OutputListener = (bytes: Uint8Array) => void;

@@ -1,0 +1,273 @@
+/**
+ * The Streamable HTTP transport, on our own HTTP/1.1 server (`http1_server.ts`), one MCP server
+ * per session, behind its guards (`guard.ts`):
+ * - a bearer token (constant-time compare) when one is set, which it must be beyond loopback;
+ * - on loopback, the Host header must name our address (DNS rebinding);
+ * - a browser Origin must be this server's own;
+ * - connections are capped, and every read from a peer has a size and a time limit (see
+ *   `http1_server.ts`);
+ * - sessions are capped: a new one closes the least recently used idle session, and only when
+ *   every session is busy is it refused; sessions idle too long are closed.
+ *
+ * @module
+ */
+
+import {
+  isInitializeRequest,
+  loadHttpTransport,
+  type McpServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type WebStandardStreamableHTTPServerTransport,
+} from "../deps.ts";
+import { endCancelledRequests, requestIdOf } from "../mcp/mod.ts";
+import { serveHttp1 } from "./http1_server.ts";
+import { guardRequest, jsonError } from "./guard.ts";
+import { urlHost } from "../util/mod.ts";
+import { connectServer, type ToolContext } from "../server.ts";
+
+/** Options for {@linkcode serveHttp}. */
+export interface HttpOptions {
+  /** The address to listen on. */
+  host: string;
+  /** The port to listen on (0: a free one). */
+  port: number;
+  /** Bearer token required on every request; null: none (loopback only). */
+  token?: string | null;
+  /** Sessions idle longer than this are closed (default 30 minutes). */
+  sessionIdleSeconds?: number;
+  /** Largest request body accepted, in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** Most sessions open at once (default 64): a new one closes the least recently used idle one. */
+  maxSessions?: number;
+  /** Most connections open at once, authenticated or not (default 128). */
+  maxConnections?: number;
+  /** Called once listening, with the MCP endpoint URL. */
+  onListen?: (url: string) => void;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServer;
+  lastSeen: number;
+  /** Requests being handled and responses still streaming. */
+  active: number;
+}
+
+/** A running HTTP server. */
+export interface HttpHandle {
+  /** The MCP endpoint, e.g. http://127.0.0.1:8765/mcp. */
+  url: string;
+  /** Closes every session and stops listening. */
+  shutdown(): Promise<void>;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+}
+
+/**
+ * A request without a session that would be refused anyway, answered before a session is made
+ * or, at the cap, evicted: one naming a protocol version this server does not speak (a client
+ * probing for the newest), one that is not JSON, and one that does not start a session.
+ */
+async function refusedWithoutSession(req: Request): Promise<Response | null> {
+  const version = req.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return jsonError(
+      400,
+      `unsupported protocol version: this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(await req.clone().text());
+  } catch {
+    return jsonError(400, "parse error: the body is not JSON");
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (!messages.some((message) => isInitializeRequest(message))) {
+    return jsonError(400, "bad request: no session id (a session starts with initialize)");
+  }
+  return null;
+}
+
+/**
+ * An error answer (status 400 and up, JSON) with `id: null` gets the id of the request it
+ * answers, when the request was one message naming one.
+ */
+async function withRequestId(request: Request | null, response: Response): Promise<Response> {
+  const json = response.headers.get("content-type")?.includes("application/json") ?? false;
+  if (request === null || response.status < 400 || !json) return response;
+  const text = await response.text();
+  let answer: { id?: unknown; error?: unknown } | null;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = null;
+  }
+  // The request is read only for an error that names none.
+  const unnamed = answer !== null && typeof answer === "object" && answer.id === null &&
+    answer.error !== undefined;
+  const id = unnamed ? requestIdOf(await request.json().catch(() => null)) : null;
+  const patched = id === null ? text : JSON.stringify({ ...answer, id });
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(patched, { status: response.status, headers });
+}
+
+/** A request of a session is over: it counts as activity. */
+function settle(session: Session): void {
+  session.active--;
+  session.lastSeen = Date.now();
+}
+
+/** The response, with its session kept busy until its body has been sent or cancelled. */
+function tracked(session: Session, response: Response): Response {
+  if (response.body === null) {
+    settle(session);
+    return response;
+  }
+  const reader = response.body.getReader();
+  let open = true;
+  const finish = () => {
+    if (open) settle(session);
+    open = false;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read().catch((error) => {
+        finish();
+        throw error;
+      });
+      if (done) {
+        finish();
+        controller.close();
+      } else {
+        controller.enqueue(value);
+      }
+    },
+    async cancel(reason) {
+      finish();
+      await reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/** Serves MCP over Streamable HTTP at `/mcp`. */
+export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandle {
+  const sessions = new Map<string, Session>();
+  const idleMs = (options.sessionIdleSeconds ?? 1800) * 1000;
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxSessions = options.maxSessions ?? 64;
+  let boundPort = options.port;
+
+  async function closeSession(id: string): Promise<void> {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.server.close().catch(() => {});
+  }
+
+  async function newSession(req: Request): Promise<Response> {
+    let sessionId: string | null = null;
+    const makeTransport = await loadHttpTransport();
+    const transport: WebStandardStreamableHTTPServerTransport = makeTransport({
+      maxRequestBodySize: maxBody,
+      sessionIdGenerator: () => crypto.randomUUID(),
+      // Called from handleRequest below, once the server is connected.
+      onsessioninitialized: (id) => {
+        sessionId = id;
+        sessions.set(id, { transport, server, lastSeen: Date.now(), active: 0 });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    const server = await connectServer(context, endCancelledRequests(transport));
+    const response = await transport.handleRequest(req);
+    if (sessionId === null) await server.close().catch(() => {});
+    return response;
+  }
+
+  /** Path, Host, Origin and token: checked before a request's body is read. */
+  function admit(req: Request): Response | null {
+    if (new URL(req.url).pathname !== "/mcp") return jsonError(404, "not found: use /mcp");
+    return guardRequest(req, { host: options.host, port: boundPort, token: options.token ?? null });
+  }
+
+  /** Answers a request; an error answer names the request's id wherever it could be read. */
+  async function handle(req: Request): Promise<Response> {
+    // Read only when the answer is an error; the body is in memory already (http_server.ts).
+    const copy = req.method === "POST" ? req.clone() : null;
+    return await withRequestId(copy, await route(req));
+  }
+
+  async function route(req: Request): Promise<Response> {
+    const id = req.headers.get("mcp-session-id");
+    if (id === null) {
+      if (req.method !== "POST") return jsonError(400, "bad request: no session id");
+      const refused = await refusedWithoutSession(req);
+      if (refused !== null) return refused;
+      if (sessions.size >= maxSessions && !await evictIdleSession()) {
+        return jsonError(503, "too many sessions, all busy: close one (DELETE) or try later");
+      }
+      return await newSession(req);
+    }
+    const session = sessions.get(id);
+    if (!session) return jsonError(404, "session not found (expired or closed)");
+    session.lastSeen = Date.now();
+    session.active++;
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(req);
+    } catch (error) {
+      settle(session);
+      throw error;
+    }
+    return tracked(session, response);
+  }
+
+  /** Closes the least recently used session with nothing in flight; false when there is none. */
+  async function evictIdleSession(): Promise<boolean> {
+    let oldest: [string, Session] | null = null;
+    for (const entry of sessions) {
+      if (entry[1].active === 0 && (oldest === null || entry[1].lastSeen < oldest[1].lastSeen)) {
+        oldest = entry;
+      }
+    }
+    if (oldest === null) return false;
+    await closeSession(oldest[0]);
+    return true;
+  }
+
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (now - session.lastSeen > idleMs) closeSession(id);
+    }
+  }, Math.min(idleMs, 60_000));
+
+  const httpServer = serveHttp1(handle, {
+    admit,
+    hostname: options.host,
+    port: options.port,
+    maxBodyBytes: maxBody,
+    maxConnections: options.maxConnections,
+  });
+  boundPort = httpServer.addr.port;
+  const host = urlHost(options.host);
+  const url = `http://${host}:${boundPort}/mcp`;
+  options.onListen?.(url);
+  return {
+    url,
+    async shutdown(): Promise<void> {
+      clearInterval(sweeper);
+      await Promise.all([...sessions.keys()].map(closeSession));
+      await httpServer.shutdown();
+    },
+    finished: httpServer.finished.then(() => clearInterval(sweeper)),
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * The part of some pane text one result shows: every line when they fit the budget, else the
+ * first lines (about a quarter of it) and the last (the rest), what lies between counted exactly.
+ * Compilers and test runners put the first error near the top and the summary at the end, so
+ * both ends survive. A line longer than half the budget is cut inside, its middle replaced by a
+ * marker with its byte count. Pure.
+ *
+ * @module
+ */
+
+/** How much pane text one result shows. */
+export interface OutputBudget {
+  /** UTF-8 bytes of the lines shown, a newline each, at most. */
+  maxBytes: number;
+  /** Lines shown, at most. */
+  maxLines: number;
+  /** Show only the last lines, no head (a caller's max_lines). */
+  tailOnly?: boolean;
+}
+
+/** What a result shows when the caller asks for nothing else: 16 KiB and 400 lines at most. */
+export const DEFAULT_BUDGET: OutputBudget = { maxBytes: 16 * 1024, maxLines: 400 };
+
+/** The lines shown, and exact counts of all of them and of what is not shown. */
+export interface Excerpt {
+  /** The first lines, when lines between them and `tail` are left out (else empty). */
+  head: string[];
+  /** UTF-8 bytes of the head's lines as they were (before any cut), a newline each. */
+  headBytes: number;
+  /** The last lines (all of them when nothing is left out). */
+  tail: string[];
+  /** Lines in all. */
+  totalLines: number;
+  /** UTF-8 bytes of all lines, a newline each. */
+  totalBytes: number;
+  /** The lines left out between `head` and `tail`: after which line, how many, their bytes. */
+  omitted: { afterLine: number; lines: number; bytes: number } | null;
+  /** Shown lines cut inside (each says how many bytes it lost). */
+  cutLines: number;
+  /** UTF-8 bytes of those lines, a newline each, that the cuts left out. */
+  cutBytes: number;
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a line and its newline. */
+export function lineBytes(line: string): number {
+  // ASCII, the common case, without encoding.
+  // deno-lint-ignore no-control-regex
+  return (/^[\x00-\x7f]*$/.test(line) ? line.length : encoder.encode(line).length) + 1;
+}
+
+/** The marker standing for the middle of a line cut inside. */
+export function cutMarker(bytes: number): string {
+  return `…[${bytes.toLocaleString("en-US")} bytes cut]…`;
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits `bytes` (never half a character). */
+function prefixBytes(text: string, bytes: number): string {
+  const { read } = encoder.encodeInto(text, new Uint8Array(bytes));
+  return text.slice(0, read);
+}
+
+/** The longest suffix of `text` whose UTF-8 encoding fits `bytes`. */
+function suffixBytes(text: string, bytes: number): string {
+  let used = 0;
+  let start = text.length;
+  for (const char of [...text.slice(Math.max(0, text.length - bytes))].reverse()) {
+    const size = lineBytes(char) - 1;
+    if (used + size > bytes) break;
+    used += size;
+    start -= char.length;
+  }
+  return text.slice(start);
+}
+
+/** A line known by its ends and its size (one too long to hold whole). */
+export interface LineEnds {
+  /** Its first characters. */
+  head: string;
+  /** Its last characters. */
+  tail: string;
+  /** UTF-8 bytes of the whole line, without its newline. */
+  bytes: number;
+}
+
+/**
+ * A line within `maxBytes` (its newline included): as it is, or its first quarter and last three
+ * quarters around a marker saying how many bytes were cut. Returns the line and the bytes cut.
+ */
+export function cutLine(line: string | LineEnds, maxBytes: number): { line: string; cut: number } {
+  // Ends whose tail holds the whole line are that line.
+  if (typeof line !== "string" && lineBytes(line.tail) - 1 === line.bytes) line = line.tail;
+  const ends = typeof line === "string"
+    ? { head: line, tail: line, bytes: lineBytes(line) - 1 }
+    : line;
+  if (typeof line === "string" && ends.bytes + 1 <= maxBytes) return { line, cut: 0 };
+  const keep = Math.max(0, maxBytes - lineBytes(cutMarker(ends.bytes)));
+  const head = prefixBytes(ends.head, Math.floor(keep / 4));
+  const headBytes = lineBytes(head) - 1;
+  // Never a byte shown twice: the tail stays clear of the head, one byte at least cut between.
+  const tail = suffixBytes(ends.tail, Math.min(keep - headBytes, ends.bytes - headBytes - 1));
+  const cut = ends.bytes - headBytes - (lineBytes(tail) - 1);
+  return { line: `${head}${cutMarker(cut)}${tail}`, cut };
+}
+
+interface Kept {
+  line: string;
+  /** Bytes the shown line takes, a newline included. */
+  shown: number;
+  /** Bytes of the line as it was. */
+  bytes: number;
+  cut: number;
+}
+
+/** Builds an {@linkcode Excerpt} from lines fed one at a time, in memory bounded by the budget. */
+export class ExcerptBuilder {
+  #budget: OutputBudget;
+  #lineMax: number;
+  /** Every line, while all of them fit the budget; null once they no longer do. */
+  #all: Kept[] | null = [];
+  #allBytes = 0;
+  #head: Kept[] = [];
+  #tail: Kept[] = [];
+  /** Index of the oldest line of `#tail` still kept (lines before it were let go). */
+  #tailStart = 0;
+  #tailBytes = 0;
+  #totalLines = 0;
+  #totalBytes = 0;
+  #omittedLines = 0;
+  #omittedBytes = 0;
+
+  /** A builder within `budget`. */
+  constructor(budget: OutputBudget) {
+    this.#budget = {
+      maxBytes: Math.max(64, budget.maxBytes),
+      maxLines: Math.max(1, budget.maxLines),
+      tailOnly: budget.tailOnly,
+    };
+    this.#lineMax = Math.floor(this.#budget.maxBytes / 2);
+  }
+
+  /** Lines fed so far. */
+  get lines(): number {
+    return this.#totalLines;
+  }
+
+  #clone(): ExcerptBuilder {
+    const copy = new ExcerptBuilder(this.#budget);
+    copy.#all = this.#all === null ? null : [...this.#all];
+    copy.#allBytes = this.#allBytes;
+    copy.#head = this.#head;
+    copy.#tail = this.#tail.slice(this.#tailStart);
+    copy.#tailBytes = this.#tailBytes;
+    copy.#totalLines = this.#totalLines;
+    copy.#totalBytes = this.#totalBytes;
+    copy.#omittedLines = this.#omittedLines;
+    copy.#omittedBytes = this.#omittedBytes;
+    return copy;
+  }
+
+  /** Counts lines that are not there to show (a log no longer holds them): they are left out. */
+  skip(lines: number, bytes: number): void {
+    if (lines === 0) return;
+    if (this.#all !== null) this.#split();
+    // The tail shown must run unbroken to the end: lines before the gap join what is left out.
+    for (const gone of this.#tail.slice(this.#tailStart)) {
+      this.#omittedLines++;
+      this.#omittedBytes += gone.bytes;
+    }
+    this.#tail = [];
+    this.#tailStart = 0;
+    this.#tailBytes = 0;
+    this.#totalLines += lines;
+    this.#totalBytes += bytes;
+    this.#omittedLines += lines;
+    this.#omittedBytes += bytes;
+  }
+
+  /** Feeds the next line: its text, or its ends and size when it was too long to hold. */
+  push(line: string | LineEnds): void {
+    const bytes = typeof line === "string" ? lineBytes(line) : line.bytes + 1;
+    this.#totalLines++;
+    this.#totalBytes += bytes;
+    const { line: shown, cut } = cutLine(line, this.#lineMax);
+    const kept = { line: shown, shown: cut === 0 ? bytes : lineBytes(shown), bytes, cut };
+    if (this.#all !== null) {
+      const fits = this.#allBytes + kept.shown <= this.#budget.maxBytes &&
+        this.#all.length < this.#budget.maxLines;
+      if (fits) {
+        this.#all.push(kept);
+        this.#allBytes += kept.shown;
+        return;
+      }
+      this.#split();
+    }
+    this.#keepLast(kept);
+  }
+
+  /** Whether the last `lines` lines fed are still held, to be taken back. */
+  canTakeBack(lines: number): boolean {
+    const held = this.#all !== null ? this.#all.length : this.#tail.length - this.#tailStart;
+    return lines <= held;
+  }
+
+  /** Takes back the last `lines` lines fed, held as {@linkcode ExcerptBuilder.canTakeBack} says. */
+  takeBack(lines: number): void {
+    for (let i = 0; i < lines; i++) {
+      const gone = this.#all !== null ? this.#all.pop()! : this.#tail.pop()!;
+      if (this.#all !== null) this.#allBytes -= gone.shown;
+      else this.#tailBytes -= gone.shown;
+      this.#totalLines--;
+      this.#totalBytes -= gone.bytes;
+    }
+  }
+
+  /** All lines no longer fit: the first go to the head (a quarter), the rest to the tail. */
+  #split(): void {
+    const all = this.#all!;
+    this.#all = null;
+    let i = 0;
+    if (!this.#budget.tailOnly) {
+      const bytes = Math.floor(this.#budget.maxBytes / 4);
+      const lines = Math.floor(this.#budget.maxLines / 4);
+      let used = 0;
+      for (; i < all.length && i < lines && used + all[i].shown <= bytes; i++) {
+        used += all[i].shown;
+      }
+      this.#head = all.slice(0, i);
+    }
+    for (; i < all.length; i++) this.#keepLast(all[i]);
+  }
+
+  #keepLast(kept: Kept): void {
+    this.#tail.push(kept);
+    this.#tailBytes += kept.shown;
+    const share = this.#budget.tailOnly ? 1 : 3 / 4;
+    const maxBytes = Math.floor(this.#budget.maxBytes * share);
+    const maxLines = Math.max(1, Math.floor(this.#budget.maxLines * share));
+    while (
+      this.#tail.length - this.#tailStart > maxLines ||
+      (this.#tailBytes > maxBytes && this.#tail.length - this.#tailStart > 1)
+    ) {
+      const gone = this.#tail[this.#tailStart++];
+      this.#tailBytes -= gone.shown;
+      this.#omittedLines++;
+      this.#omittedBytes += gone.bytes;
+    }
+    // Now and then the lines let go are let go of for good.
+    if (this.#tailStart > 1024) {
+      this.#tail = this.#tail.slice(this.#tailStart);
+      this.#tailStart = 0;
+    }
+  }
+
+  /**
+   * The excerpt of everything fed so far, and of a line still being written when given (left
+   * out of what is fed: the builder stays as it was).
+   */
+  finish(current?: string): Excerpt {
+    if (current !== undefined) {
+      const copy = this.#clone();
+      copy.push(current);
+      return copy.finish();
+    }
+    const shownAll = this.#all !== null;
+    const head = shownAll ? [] : this.#head;
+    const tail = shownAll ? this.#all! : this.#tail.slice(this.#tailStart);
+    const shown = [...head, ...tail];
+    return {
+      head: head.map((kept) => kept.line),
+      headBytes: head.reduce((sum, kept) => sum + kept.bytes, 0),
+      tail: tail.map((kept) => kept.line),
+      totalLines: this.#totalLines,
+      totalBytes: this.#totalBytes,
+      omitted: this.#omittedLines === 0 ? null : {
+        afterLine: head.length,
+        lines: this.#omittedLines,
+        bytes: this.#omittedBytes,
+      },
+      cutLines: shown.filter((kept) => kept.cut > 0).length,
+      cutBytes: shown.reduce((sum, kept) => sum + kept.cut, 0),
+    };
+  }
+}
+
+/** The excerpt of a list of lines. */
+export function excerptOf(lines: Iterable<string>, budget: OutputBudget): Excerpt {
+  const builder = new ExcerptBuilder(budget);
+  for (const line of lines) builder.push(line);
+  return builder.finish();
+}

@@ -1,0 +1,31 @@
+/**
+ * Reading panes: captures (plain, and since an opaque cursor), the screen with its cursor,
+ * searches, waits on text, and the bounded excerpt a result shows.
+ *
+ * @module
+ */
+
+export {
+  MATCH_CHARS,
+  type SearchMatch,
+  type SearchOptions,
+  searchPanes,
+  type SearchResult,
+} from "./search.ts";
+export { type Snapshot, snapshotPane } from "./snapshot.ts";
+export { type CaptureOptions, capturePane, captureSince, type SinceResult } from "./capture.ts";
+export {
+  compilePatterns,
+  waitForText,
+  type WaitTextOptions,
+  type WaitTextResult,
+} from "./wait_text.ts";
+export {
+  cutLine,
+  cutMarker,
+  DEFAULT_BUDGET,
+  type Excerpt,
+  excerptOf,
+  lineBytes,
+  type OutputBudget,
+} from "./excerpt.ts";

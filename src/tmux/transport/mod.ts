@@ -1,0 +1,11 @@
+/**
+ * How this process reaches tmux: the socket of a local or remote server, tmux processes and
+ * the control clients, and the remote hosts an operator declares.
+ *
+ * @module
+ */
+
+export type { TmuxSocket } from "./socket.ts";
+export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote_spec.ts";
+export type { SshOptions } from "./ssh.ts";
+export { hostName, tmuxVersion } from "./exec.ts";

@@ -1,0 +1,12 @@
+/**
+ * Small helpers every layer uses, of the kind Deno's standard library has (its JSR packages are
+ * out of reach here): waits with a way out, a map that forgets its oldest, host names as HTTP
+ * sees them, and byte streams read into one reused buffer.
+ *
+ * @module
+ */
+
+export * from "./async.ts";
+export * from "./bounded_map.ts";
+export * from "./net.ts";
+export * from "./streams.ts";
