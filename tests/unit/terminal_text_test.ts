@@ -146,3 +146,18 @@ Deno.test("LineReducer: how each rewrite is passed on, with the line it ends on"
   reducer.push("\x1b[1B!\n");
   assertEquals(calls, ["line one", "line two", "rewrite TWO", "line thr!e"]);
 });
+
+Deno.test("LineReducer: curl's meter and bar, as recorded (curl 8, -o /dev/null from 127.0.0.1)", () => {
+  const meter =
+    "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current\n" +
+    "                                 Dload  Upload   Total   Spent    Left  Speed\n" +
+    "\r  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0" +
+    "\r100 2929k  100 2929k    0     0  43.8M      0 --:--:-- --:--:-- --:--:-- 44.0M\n";
+  assertEquals(
+    reduce(meter).lines.at(-1),
+    "100 2929k  100 2929k    0     0  43.8M      0 --:--:-- --:--:-- --:--:-- 44.0M",
+  );
+  assertEquals(reduce(meter).lines.length, 3);
+  const bar = "\r#####" + " ".repeat(70) + "6.9%\r" + "#".repeat(72) + " 100.0%\n";
+  assertEquals(reduce(bar).lines, ["#".repeat(72) + " 100.0%"]);
+});

@@ -1,9 +1,11 @@
 /**
  * run_command: one shell command in one pane, typed, waited for and collected. Its stages, in
- * order, each in its own place:
- * - check the pane (preflight.ts: mode, foreground process, marks; probe.ts: which shell);
- * - check the reader (reading.ts: a line editor reading a command line);
- * - claim the pane and type the line in one tmux command (type_line.ts; the line: shell.ts);
+ * order, each in its own place (what they share: attempt.ts):
+ * - the pane's turn (state.ts `paneTurn`);
+ * - check the pane (look.ts; preflight.ts: mode, foreground process, marks; probe.ts: which
+ *   shell; reading.ts: a line editor reading a command line);
+ * - the line (line.ts: the run function's call, or a launcher's line), claimed and typed in one
+ *   tmux command (type_line.ts), typed again when the shell read it and could not run it;
  * - follow the run's byte stream or its channel (follow.ts, stream.ts, wait.ts);
  * - end: the result from how the wait ended, and what stays in the pane (settle.ts; the fields
  *   of a result: results.ts; the reasons it gives: reasons.ts; a run that may still start:
@@ -13,61 +15,34 @@
  *
  * @module
  */
+
 import { afterCall } from "../call_deadline.ts";
 import { captureSince } from "../read/capture.ts";
 import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/waiter.ts";
-import { hostName, lockKey, type TmuxChild } from "../transport/exec.ts";
-import { intField } from "../format.ts";
+import { hostName, lockKey } from "../transport/exec.ts";
 import { newNonce } from "../names.ts";
 import { verbatimPasteFlags } from "../version.ts";
-import { foreground, isMarker, stateForRun, typableVersion } from "./preflight.ts";
+import { isMarker } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
-import { forgetPaneShell, paneShell, shellLanguage } from "./probe.ts";
-import { launcherBootstrap, launcherRun, type ShellProgram } from "./launcher.ts";
-import { encodeRecord, runIdOf } from "./record.ts";
+import { runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
-import {
-  deleteFetched,
-  deleteUnfetched,
-  pasteLine,
-  releaseClaim,
-  typeAgain,
-  typeLine,
-} from "./type_line.ts";
-import { callNames, isInlineSafe, RUNNING_OPTION, runningMark, showsLineEditor } from "./shell.ts";
-import {
-  buildTypedLine,
-  commandDigest,
-  type Fetch,
-  fetchOf,
-  type TypedLineOptions,
-} from "./run_function.ts";
-import {
-  functionFor,
-  type PaneCall,
-  paneTurn,
-  rememberFunction,
-  type Runner,
-  sweepOrphans,
-} from "./state.ts";
-import { type Anchor, NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
+import { deleteFetched, typeLine } from "./type_line.ts";
+import { callNames } from "./shell.ts";
+import { functionFor, paneTurn, type Runner } from "./state.ts";
+import { NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
 import { RunOutput } from "./run_output.ts";
-import { channelEnd, waitForEnd } from "./wait.ts";
+import { channelEnd } from "./wait.ts";
 import { RunStream } from "./stream.ts";
 import { tapOutput } from "../transport/watch.ts";
 import { cancelledRun, settle } from "./settle.ts";
 import { notStarted, type RunContext } from "./results.ts";
 import { afterRun, streamEnd } from "./follow.ts";
-import { editorReads, lineEditorReading, lineEditorUnknown } from "./reading.ts";
-import {
-  busyWith,
-  notIdle,
-  notReading,
-  UNREAD,
-  unsupportedShell,
-  untypableSocket,
-} from "./reasons.ts";
+import { editorReads } from "./reading.ts";
+import { busyWith } from "./reasons.ts";
+import { lookAtPane, type TypablePane } from "./look.ts";
+import { type Attempt, type Line, type Start, waitOnce } from "./attempt.ts";
+import { firstLine, retyped } from "./line.ts";
 
 /** Runs a command in a pane and waits for it, as the run_command contract says. */
 export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {
@@ -91,297 +66,186 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   const { socket, paneId } = request;
   const elapsed = (): number => Math.round(Date.now() - started) / 1000;
   const nonce = newNonce();
-  const names = callNames(nonce);
-  const owner = request.owner ?? null;
-  let base = {
+  const base: RunContext["base"] = {
     pane_id: paneId,
-    shell: null as string | null,
+    shell: null,
     run_id: runIdOf(paneId, nonce, hostName(socket)),
     effective_timeout: request.timeout,
     ...NO_OUTPUT,
   };
   const key = lockKey(socket, paneId);
-  const release = await paneTurn(runner, key, {
-    paneId,
-    deadline: started + request.timeout * 1000,
-    signal: request.signal,
-  });
+  const deadline = started + request.timeout * 1000;
+  const release = await paneTurn(runner, key, { paneId, deadline, signal: request.signal });
   try {
-    await runner.settling.get(key);
-    await sweepOrphans(runner, socket, paneId);
-    const state = await stateForRun(socket, paneId, runner.lastEnds.get(key));
-    runner.lastEnds.delete(key);
-    const version = typableVersion(state, paneId);
-    const running = state[RUNNING_OPTION];
-    const kind = foreground(state);
-    const shell = kind === "posix_shell" || kind === "launched_shell"
-      ? await paneShell(socket, paneId, {
-        cache: runner.shells,
-        panePid: state.pane_pid,
-        command: state.pane_current_command,
-        readerUnknown: lineEditorUnknown(socket, { sessionId: state.session_id, paneId }),
-        bracketPaste: state.bracket_paste_flag,
-        runsOver: running === "",
-        waitMs: started + request.timeout * 1000 - Date.now(),
-      })
-      : null;
-    if (kind === "unsupported_shell" || shell?.kind === "unsupported") {
-      throw new TmuxError(
-        "unsupported_shell",
-        unsupportedShell(paneId, state.pane_current_command),
-      );
-    }
-    base = { ...base, shell: shellLanguage(shell, state.pane_current_command) };
-    const bootstrap = shell?.kind === "launched" ? launcherBootstrap(state.socket_path) : null;
-    if (shell?.kind === "launched" && bootstrap === null) {
-      throw new TmuxError(
-        "unsupported_shell",
-        untypableSocket(paneId, shell.shell.kind, state.socket_path),
-      );
-    }
-    // A result for a line never typed.
-    const notTyped = (reason: string): RunResult => notStarted(base, reason, elapsed());
-    if (kind === "other" || shell?.kind === "other") {
-      return notTyped(
-        running !== ""
-          ? busyWith(request, running, "an earlier run_command")
-          : notIdle(paneId, state.pane_current_command),
-      );
-    }
-    if (
-      shell?.kind === "not_reading" ||
-      showsLineEditor(state.pane_current_command) &&
-        !await lineEditorReading(socket, { sessionId: state.session_id, paneId })
-    ) {
-      return notTyped(notReading(paneId, state.pane_current_command));
-    }
-    const anchor: Anchor = {
-      history: intField(state.history_size, "history_size"),
-      y: intField(state.cursor_y, "cursor_y"),
-      x: intField(state.cursor_x, "cursor_x"),
-      pid: intField(state.pane_pid, "pane_pid"),
-    };
-    const run = await functionFor(runner, state.socket_path);
-    // A POSIX shell is given the run function once (per shell process); later lines call it.
-    const functionMark = bootstrap === null ? `${run.name}:${state.pane_pid}` : null;
-    // Output and end are read from the pane's byte stream when a watcher can be had (subscribed
-    // before the line is typed, so no byte is missed); else the server waits on the channel and
-    // reads the screen.
-    const output = new RunOutput(request.budget);
-    let stream = socket.controls === null || socket.watchers === null
-      ? null
-      : new RunStream(names, output, bootstrap === null ? run.name : null);
-    const tap = stream === null ? null : await tapOutput(
-      socket,
-      { sessionId: state.session_id, paneId },
-      (bytes) => stream?.push(bytes),
+    const looked = await lookAtPane(runner, request, { key, deadline });
+    base.shell = looked.shell;
+    if (looked.notTyped !== undefined) return notStarted(base, looked.notTyped, elapsed());
+    const names = callNames(nonce);
+    return await typeAndFollow(
+      { runner, request, key, names, started, base, elapsed },
+      looked.pane,
     );
-    let waiter: TmuxChild | null = null;
-    // The run function this call set in a buffer for its line to fetch.
-    let fetch: Fetch | null = null;
-    let context: RunContext | null = null;
-    try {
-      // Where progress reports start reading: before the line is typed.
-      const progressCursor = request.onProgress
-        ? (await captureSince(socket, paneId, null)).cursor
-        : null;
-      // A trailer that never got to put the path back (its shell was killed) left its marker.
-      const panePath = isMarker(state.pane_path) ? "" : state.pane_path;
-      const typing = {
-        editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
-          cooked: shell?.kind === "posix" && shell.cooked === true,
-        }),
-      };
-      const launcherWith = (program: ShellProgram, bootstrap: string | null) =>
-        launcherRun({
-          names,
-          paneId,
-          socketPath: state.socket_path,
-          shell: program,
-          command: request.command,
-          panePath,
-          waited: tap === null,
-          pagers: request.pagers,
-        }, { bootstrap, suppressHistory: request.suppressHistory });
-      // A launched shell fetches its script by its $TMUX when the stream shows whether it could;
-      // one that could not is typed the socket's line from then on.
-      const socketLine = `socket:${anchor.pid}`;
-      const byEnv = tap !== null && typing.editorReads !== false &&
-        runner.functions.get(key) !== socketLine;
-      let launched = bootstrap !== null && shell?.kind === "launched"
-        ? await launcherWith(shell.shell, byEnv ? null : bootstrap)
-        : null;
-      const inline = launched === null && isInlineSafe(request.command);
-      const source = launched !== null || inline
-        ? { inline: request.command }
-        : { sha256: await commandDigest(request.command) };
-      const lineWith = (define: TypedLineOptions["define"]): string =>
-        buildTypedLine({
-          names,
-          paneId,
-          run,
-          define,
-          panePath,
-          suppressHistory: request.suppressHistory,
-          pagers: request.pagers,
-          waited: tap === null,
-          source,
-        });
-      const mark = runningMark(names, anchor.pid);
-      // The command goes to the call's buffer unless typed inline; a launcher's script (the
-      // command in it) to the pane's launcher buffer.
-      let call: PaneCall = launched === null
-        ? { socket, paneId, names }
-        : { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
-      const pasteFlags = verbatimPasteFlags(version);
-      // Only the stream shows a stand-in's end at once: a waited line always brings the function,
-      // whole. A followed one fetches it (a few rows typed, not thirty), and brings it whole
-      // only when the fetch cannot work there (see the retry below), or when no line editor
-      // reads yet (a shell in its startup file reads the line only later, maybe after the call).
-      const needs = launched === null && runner.functions.get(key) !== functionMark;
-      fetch = needs && tap !== null && typing.editorReads !== false ? await fetchOf(run) : null;
-      const define = fetch ?? (needs ? "typed" : "none");
-      let typed = launched?.typed ?? lineWith(define);
-      const buffered = launched?.script ?? (inline ? null : request.command);
-      stream?.typing(typed, typing);
-      if (launched !== null) stream?.expectRefusals(launched.refusals);
-      // A remote run is recorded as it is typed: a link that drops at any moment after leaves it
-      // collectable by its run_id.
-      const recordOf = (typed: string) =>
-        socket.remote !== null && tap !== null
-          ? encodeRecord({
-            anchor,
-            typed,
-            created: Date.now(),
-            ...(owner === null ? {} : { owner }),
-          })
-          : null;
-      const record = recordOf(typed);
-      let claimed: string | null;
-      try {
-        claimed = await typeLine(call, {
-          typed,
-          pasteFlags,
-          mark,
-          buffered,
-          record,
-          definition: fetch,
-        });
-      } catch (error) {
-        if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
-          // Cancelled as the line was typed: tmux may have run the command, claim and all.
-          const recorded = record !== null;
-          const run = { runner, call, anchor, typed, mark, waiter: null, recorded, base, owner };
-          return await afterCall(() => cancelledRun(run));
-        }
-        if (record === null || !await linkDropped(socket, error)) throw error;
-        return transportLost({ ...base, elapsed_seconds: elapsed() }, socket);
-      }
-      if (claimed !== null) {
-        return notTyped(busyWith(request, claimed, "a run_command of another server"));
-      }
-      // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
-      // the waiter arrives is kept by tmux until it does.
-      waiter = tap === null ? waitChannel(socket, names.channel) : null;
-      const progress = progressCursor === null
-        ? undefined
-        : progressReporter(request, { cursor: progressCursor, typed, names, started });
-      const ending = waiter === null ? streamEnd(stream!, tap!) : channelEnd(waiter.done);
-      // Followed in its session's stream, a run is watched for its pane leaving that session.
-      const sessionId = tap === null ? undefined : state.session_id;
-      let outcome = await waitForEnd(ending, request, {
-        started,
-        pid: anchor.pid,
-        progress,
-        sessionId,
-      });
-      if (outcome === "ended" && stream?.unread) {
-        // The shell may be another than the one given the function, or than the one looked at.
-        runner.functions.delete(key);
-        forgetPaneShell(runner.shells, socket, paneId);
-      }
-      if (outcome === "ended" && stream?.unread?.lacksFunction) {
-        // A shell started in the pane since the function was defined: the line again, with it.
-        typed = lineWith("typed");
-        stream = new RunStream(names, output, run.name);
-        stream.typing(typed, typing);
-        await pasteLine(call, { typed, pasteFlags });
-        outcome = await waitForEnd(streamEnd(stream, tap!), request, {
-          started,
-          pid: anchor.pid,
-          progress,
-          sessionId,
-        });
-      }
-      if (
-        outcome === "ended" && stream?.unread?.fallback && bootstrap !== null &&
-        shell?.kind === "launched"
-      ) {
-        // The shell could not fetch its script by $TMUX (nothing of it ran): the socket's line.
-        rememberFunction(runner, key, socketLine);
-        await deleteUnfetched(call);
-        launched = await launcherWith(shell.shell, bootstrap);
-        call = { socket, paneId, names: { ...names, commandBuffer: launched.buffer } };
-        typed = launched.typed;
-        stream = new RunStream(names, output, null);
-        stream.typing(typed, typing);
-        stream.expectRefusals(launched.refusals);
-        await typeAgain(call, {
-          typed,
-          pasteFlags,
-          buffered: launched.script,
-          record: recordOf(typed),
-        });
-        outcome = await waitForEnd(streamEnd(stream, tap!), request, {
-          started,
-          pid: anchor.pid,
-          progress,
-          sessionId,
-        });
-      }
-      const unread = outcome === "ended" ? stream?.unread : null;
-      if (unread) {
-        const withdrawn = await releaseClaim(call, mark);
-        if (unread.refused === null) return notTyped(UNREAD);
-        if (withdrawn) return notTyped(unread.refused);
-        // The script was fetched: those words were not the launcher's, and the run is followed
-        // as one whose stream was lost.
-        outcome = "stream_lost";
-      }
-      context = {
-        runner,
-        request,
-        owner,
-        call,
-        sessionId: state.session_id,
-        started,
-        anchor,
-        typed,
-        mark,
-        output,
-        stream: tap === null ? null : stream,
-        recorded: record !== null,
-        waiter,
-        functionMark,
-        withdrawable: !inline,
-        base,
-        elapsed,
-        followed: false,
-      };
-      return await settle(context, outcome);
-    } finally {
-      await waiter?.kill();
-      // The shell that evaluated the fetched function deleted its buffer. One that has not read
-      // the line yet (the call timed out first) still may: the buffer stays for it.
-      const pending = context?.followed === true && stream?.started === false;
-      if (fetch !== null && !pending) await deleteFetched(socket, fetch.buffer);
-      afterRun(runner, { key, runId: base.run_id, stream, tap, context });
-      // A log the store does not keep is done with: its bytes go now, not at some collection. One
-      // it keeps, complete unless the run is still followed, leaves the slab.
-      if (!runner.store.keeps(base.run_id, output.log)) output.log.release();
-      else if (context?.followed !== true) output.log.settle();
-    }
   } finally {
     release();
   }
+}
+
+/**
+ * Types the line and follows the run to its result. Output and end are read from the pane's
+ * byte stream when a watcher can be had (subscribed before the line is typed, so no byte is
+ * missed); else the server waits on the channel and reads the screen.
+ */
+async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult> {
+  const { runner, request, names } = start;
+  const { socket, paneId } = request;
+  const { state } = pane;
+  const run = await functionFor(runner, state.socket_path);
+  const output = new RunOutput(request.budget);
+  const followed = socket.controls !== null && socket.watchers !== null;
+  const attempt: Attempt = {
+    ...start,
+    pane,
+    run,
+    // A POSIX shell is given the run function once (per shell process); later lines call it.
+    functionMark: pane.bootstrap === null ? `${run.name}:${state.pane_pid}` : null,
+    output,
+    stream: followed
+      ? new RunStream(names, output, pane.bootstrap === null ? run.name : null)
+      : null,
+    tap: null,
+    typing: {
+      editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
+        cooked: pane.shell?.kind === "posix" && pane.shell.cooked === true,
+      }),
+    },
+    // A trailer that never got to put the path back (its shell was killed) left its marker.
+    panePath: isMarker(state.pane_path) ? "" : state.pane_path,
+    pasteFlags: verbatimPasteFlags(pane.version),
+    line: null,
+    waiter: null,
+    context: null,
+  };
+  if (followed) {
+    attempt.tap = await tapOutput(
+      socket,
+      { sessionId: state.session_id, paneId },
+      (bytes) => attempt.stream?.push(bytes),
+    );
+  }
+  try {
+    // Where progress reports start reading: before the line is typed.
+    const progressCursor = request.onProgress
+      ? (await captureSince(socket, paneId, null)).cursor
+      : null;
+    const line = attempt.line = await firstLine(attempt);
+    const notTyped = await typeFirst(attempt, line);
+    if (notTyped !== null) return notTyped;
+    // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
+    // the waiter arrives is kept by tmux until it does.
+    attempt.waiter = attempt.tap === null ? waitChannel(socket, names.channel) : null;
+    const progress = progressCursor === null ? undefined : progressReporter(request, {
+      cursor: progressCursor,
+      typed: line.typed,
+      names,
+      started: start.started,
+    });
+    const ending = attempt.waiter === null
+      ? streamEnd(attempt.stream!, attempt.tap!)
+      : channelEnd(attempt.waiter.done);
+    const outcome = await retyped(attempt, await waitOnce(attempt, ending, progress), progress);
+    if (typeof outcome === "object") return outcome;
+    attempt.context = contextOf(attempt, attempt.line);
+    return await settle(attempt.context, outcome);
+  } finally {
+    await cleanUp(attempt);
+  }
+}
+
+/**
+ * Types the first line, claiming the pane: null once typed, else the result of a call that typed
+ * nothing (another server's run holds the pane), was cancelled as it typed, or lost its link.
+ */
+async function typeFirst(attempt: Attempt, line: Line): Promise<RunResult | null> {
+  const { request, base } = attempt;
+  attempt.stream?.typing(line.typed, attempt.typing);
+  if (line.launched !== null) attempt.stream?.expectRefusals(line.launched.refusals);
+  let claimed: string | null;
+  try {
+    claimed = await typeLine(line.call, {
+      typed: line.typed,
+      pasteFlags: attempt.pasteFlags,
+      mark: line.mark,
+      buffered: line.buffered,
+      record: line.record,
+      definition: line.fetch,
+    });
+  } catch (error) {
+    if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
+      // Cancelled as the line was typed: tmux may have run the command, claim and all.
+      const { runner, pane } = attempt;
+      const owner = request.owner ?? null;
+      const { call, typed, mark } = line;
+      const recorded = line.record !== null;
+      const run = {
+        runner,
+        call,
+        anchor: pane.anchor,
+        typed,
+        mark,
+        waiter: null,
+        recorded,
+        base,
+        owner,
+      };
+      return await afterCall(() => cancelledRun(run));
+    }
+    if (line.record === null || !await linkDropped(request.socket, error)) throw error;
+    return transportLost({ ...base, elapsed_seconds: attempt.elapsed() }, request.socket);
+  }
+  if (claimed === null) return null;
+  return notStarted(
+    base,
+    busyWith(request, claimed, "a run_command of another server"),
+    attempt.elapsed(),
+  );
+}
+
+/** What settling the run needs. */
+function contextOf(attempt: Attempt, line: Line): RunContext {
+  return {
+    runner: attempt.runner,
+    request: attempt.request,
+    owner: attempt.request.owner ?? null,
+    call: line.call,
+    sessionId: attempt.pane.state.session_id,
+    started: attempt.started,
+    anchor: attempt.pane.anchor,
+    typed: line.typed,
+    mark: line.mark,
+    output: attempt.output,
+    stream: attempt.tap === null ? null : attempt.stream,
+    recorded: line.record !== null,
+    waiter: attempt.waiter,
+    functionMark: attempt.functionMark,
+    withdrawable: !line.inline,
+    base: attempt.base,
+    elapsed: attempt.elapsed,
+    followed: false,
+  };
+}
+
+/** What a call leaves once it returns: its waiter, its fetched function's buffer, its log. */
+async function cleanUp(attempt: Attempt): Promise<void> {
+  const { runner, stream, tap, context, output, base } = attempt;
+  await attempt.waiter?.kill();
+  // The shell that evaluated the fetched function deleted its buffer. One that has not read the
+  // line yet (the call timed out first) still may: the buffer stays for it.
+  const pending = context?.followed === true && stream?.started === false;
+  const fetch = attempt.line?.fetch ?? null;
+  if (fetch !== null && !pending) await deleteFetched(attempt.request.socket, fetch.buffer);
+  afterRun(runner, { key: attempt.key, runId: base.run_id, stream, tap, context });
+  // A log the store does not keep is done with: its bytes go now, not at some collection. One it
+  // keeps, complete unless the run is still followed, leaves the slab.
+  if (!runner.store.keeps(base.run_id, output.log)) output.log.release();
+  else if (context?.followed !== true) output.log.settle();
 }

@@ -1,0 +1,100 @@
+/**
+ * A run_command call from the moment its pane is its turn: what its stages (runner.ts, line.ts)
+ * share, and the wait they all make.
+ *
+ * @module
+ */
+
+import type { TmuxChild } from "../transport/exec.ts";
+import type { OutputTap } from "../transport/watch.ts";
+import type { LauncherRun } from "./launcher.ts";
+import type { TypablePane } from "./look.ts";
+import type { RunContext } from "./results.ts";
+import type { Fetch, RunFunction } from "./run_function.ts";
+import type { RunOutput } from "./run_output.ts";
+import type { CallNames } from "./shell.ts";
+import type { PaneCall, Runner } from "./state.ts";
+import type { RunStream, TypingOptions } from "./stream.ts";
+import type { RunRequest } from "./types.ts";
+import { waitForEnd, type WaitOutcome } from "./wait.ts";
+
+/** What a call has before it types: its pane's turn, its names, the result's first fields. */
+export interface Start {
+  /** The server's run state. */
+  runner: Runner;
+  /** What the call asked. */
+  request: RunRequest;
+  /** The pane's key in the runner's maps. */
+  key: string;
+  /** The call's names (channel, markers, buffers). */
+  names: CallNames;
+  /** When the call started (ms since the epoch). */
+  started: number;
+  /** The result fields known before the run ends. */
+  base: RunContext["base"];
+  /** Seconds since the call started. */
+  elapsed: () => number;
+}
+
+/** The line a call types, and what goes with it. */
+export interface Line {
+  /** The pane, and the call's names (the command buffer a launcher's script's). */
+  call: PaneCall;
+  /** The line as typed. */
+  typed: string;
+  /** The running mark the line claims the pane with. */
+  mark: string;
+  /** The command is typed in the line (not sent through its buffer, by its hash). */
+  inline: boolean;
+  /** A launched shell's run; null: a POSIX shell's. */
+  launched: LauncherRun | null;
+  /** The run function, set in a buffer of its own for the line to fetch; null: none. */
+  fetch: Fetch | null;
+  /** What goes to the call's buffer before the line is typed; null: nothing. */
+  buffered: string | null;
+  /** The run's record, written as the line is typed (a remote run); null: none. */
+  record: string | null;
+}
+
+/** A call from the moment it types into its pane: its stages share this. */
+export interface Attempt extends Start {
+  /** The pane, as the call found it. */
+  pane: TypablePane;
+  /** The run function of the pane's socket. */
+  run: RunFunction;
+  /** The run function's mark for the pane's shell; null: a launcher runs the command. */
+  functionMark: string | null;
+  /** Where the run's lines go. */
+  output: RunOutput;
+  /** The run's byte stream (a new one when the line is typed again); null: none is followed. */
+  stream: RunStream | null;
+  /** The tap on the pane's output while the stream is followed; null: none. */
+  tap: OutputTap | null;
+  /** Whether the shell's line editor reads as the line is typed. */
+  typing: TypingOptions;
+  /** The pane's path to put back once the command ends. */
+  panePath: string;
+  /** `paste-buffer` flags for the pane's tmux. */
+  pasteFlags: readonly string[];
+  /** The line typed last; null until one is. */
+  line: Line | null;
+  /** The `tmux wait-for` process on the run's channel; null: none. */
+  waiter: TmuxChild | null;
+  /** Once the run is settled: what settling it knew. */
+  context: RunContext | null;
+}
+
+/** Waits for the run's end, its progress reported. */
+export function waitOnce(
+  attempt: Attempt,
+  ending: Promise<"ended" | "stream_lost">,
+  progress: (() => Promise<void>) | undefined,
+): Promise<WaitOutcome> {
+  return waitForEnd(ending, attempt.request, {
+    started: attempt.started,
+    pid: attempt.pane.anchor.pid,
+    progress,
+    // Followed in its session's stream, a run is watched for its pane leaving that session.
+    sessionId: attempt.tap === null ? undefined : attempt.pane.state.session_id,
+  });
+}
