@@ -9,7 +9,7 @@
  * @module
  */
 
-import { BufferedConn, HttpFailure, readBody, readHead, within } from "./http1_conn.ts";
+import { BufferedConn, type Head, HttpFailure, readBody, readHead, within } from "./http1_conn.ts";
 import { urlHost } from "../util/mod.ts";
 
 /**
@@ -140,119 +140,24 @@ async function answerFailure(conn: BufferedConn, failure: HttpFailure): Promise<
 /** Serves HTTP/1.1 on a TCP address with the limits in {@linkcode Http1Options}. */
 export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1Server {
   const maxConnections = options.maxConnections ?? 128;
-  const headerMs = options.headerTimeoutMs ?? 10_000;
-  const bodyMs = options.bodyTimeoutMs ?? 30_000;
-  const idleMs = options.idleTimeoutMs ?? 30_000;
-  const maxHeader = options.maxHeaderBytes ?? 16 * 1024;
-  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const writeMs = options.writeTimeoutMs ?? 30_000;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const addr = listener.addr as Deno.NetAddr;
-  /** Open connections, each with whether it is being answered. */
-  const open = new Map<BufferedConn, boolean>();
+  const served: Served = {
+    handler,
+    admit: options.admit,
+    limits: {
+      headerMs: options.headerTimeoutMs ?? 10_000,
+      bodyMs: options.bodyTimeoutMs ?? 30_000,
+      idleMs: options.idleTimeoutMs ?? 30_000,
+      maxHeader: options.maxHeaderBytes ?? 16 * 1024,
+      maxBody: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      writeMs: options.writeTimeoutMs ?? 30_000,
+    },
+    open: new Map(),
+    origin: `http://${urlHost(addr.hostname)}:${addr.port}`,
+  };
+  const { open } = served;
   const running = new Set<Promise<void>>();
-  const origin = `http://${urlHost(addr.hostname)}:${addr.port}`;
-
-  async function serveConn(conn: BufferedConn): Promise<void> {
-    for (let first = true; !conn.closed; first = false) {
-      if (!first) {
-        open.set(conn, false);
-        conn.nextRequest();
-      }
-      try {
-        // Waiting for a first request counts as reading its head; later ones may idle first.
-        if (!first) {
-          const more = await within(
-            conn,
-            idleMs,
-            () => conn.buffered > 0 ? Promise.resolve(true) : conn.fill(),
-          );
-          if (!more) break;
-        }
-        const request = await within(conn, headerMs, () => readHead(conn, maxHeader));
-        if (request === null) break;
-        const url = `${origin}${request.target}`;
-        const refusal = options.admit?.(
-          new Request(url, { method: request.method, headers: request.headers }),
-        );
-        if (refusal) {
-          await writeResponse(conn, refusal, {
-            keepAlive: false,
-            head: false,
-            maxBuffered: 0,
-            writeMs,
-          });
-          break;
-        }
-        if (request.headers.get("expect")?.toLowerCase() === "100-continue") {
-          await conn.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
-        }
-        const body = await within(conn, bodyMs, () => readBody(conn, request, maxBody));
-        open.set(conn, true);
-        const abort = new AbortController();
-        let response: Response;
-        try {
-          response = await handler(
-            new Request(url, {
-              method: request.method,
-              headers: request.headers,
-              body: request.method === "GET" || request.method === "HEAD" ? null : body,
-              signal: abort.signal,
-            }),
-          );
-        } catch {
-          response = Response.json({
-            jsonrpc: "2.0",
-            error: { code: -32603, message: "internal error" },
-            id: null,
-          }, { status: 500 });
-        }
-        try {
-          await writeResponse(conn, response, {
-            keepAlive: request.keepAlive,
-            head: request.method === "HEAD",
-            maxBuffered: maxHeader + maxBody,
-            writeMs,
-          });
-        } finally {
-          abort.abort();
-        }
-        if (!request.keepAlive) break;
-      } catch (error) {
-        if (error instanceof HttpFailure && !conn.closed) await answerFailure(conn, error);
-        break;
-      }
-    }
-    conn.close();
-  }
-
-  /**
-   * Of the connections waiting for their peer, closes the first of: the request arriving slowest
-   * (below {@linkcode STEADY_PACE}), the connection waiting longest for a request to begin, the
-   * request arriving slowest; false when none waits for its peer. So peers that trickle bytes, or
-   * reconnect to do it again, go first, then connections not read from yet (however far accepting
-   * runs ahead of reading), and a client whose bytes keep coming goes last, however busy the
-   * machine or slow the link between its pieces.
-   */
-  function evictSlowest(): boolean {
-    const now = performance.now();
-    let slowest: BufferedConn | null = null;
-    let slowestRank = [Infinity, Infinity];
-    for (const [conn, answering] of open) {
-      if (answering || !conn.waiting) continue;
-      const pace = conn.pace(now);
-      const rank = pace === null ? [1, conn.requestFrom] : [pace < STEADY_PACE ? 0 : 2, pace];
-      if (rank[0] < slowestRank[0] || (rank[0] === slowestRank[0] && rank[1] < slowestRank[1])) {
-        slowest = conn;
-        slowestRank = rank;
-      }
-    }
-    if (slowest === null) return false;
-    open.delete(slowest);
-    slowest.close();
-    return true;
-  }
-
   const accepting = (async () => {
     for (;;) {
       let raw: Deno.Conn;
@@ -262,7 +167,7 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
         break;
       }
       const conn = new BufferedConn(raw);
-      if (open.size >= maxConnections && !evictSlowest()) {
+      if (open.size >= maxConnections && !evictSlowest(open)) {
         // Refused before reading anything: a full house is never held longer by a slow peer.
         answerFailure(conn, new HttpFailure(503, "too many connections")).finally(() =>
           conn.close()
@@ -270,7 +175,7 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
         continue;
       }
       open.set(conn, false);
-      const task = serveConn(conn).finally(() => {
+      const task = serveConn(conn, served).finally(() => {
         open.delete(conn);
         running.delete(task);
       });
@@ -291,4 +196,133 @@ export function serveHttp1(handler: Http1Handler, options: Http1Options): Http1S
       await Promise.allSettled([...running]);
     })();
   return { addr, finished: accepting.then(() => shutdown()), shutdown };
+}
+
+/** The limits every connection is served within (see {@linkcode Http1Options}). */
+interface Limits {
+  headerMs: number;
+  bodyMs: number;
+  idleMs: number;
+  maxHeader: number;
+  maxBody: number;
+  writeMs: number;
+}
+
+/** What serving a connection needs of its server. */
+interface Served {
+  handler: Http1Handler;
+  admit?: Http1Admit;
+  limits: Limits;
+  /** Open connections, each with whether it is being answered. */
+  open: Map<BufferedConn, boolean>;
+  /** `http://host:port`, the base of the requests' URLs. */
+  origin: string;
+}
+
+/** Serves one connection's requests, one after another, until it closes or fails. */
+async function serveConn(conn: BufferedConn, server: Served): Promise<void> {
+  const { limits, open } = server;
+  for (let first = true; !conn.closed; first = false) {
+    if (!first) {
+      open.set(conn, false);
+      conn.nextRequest();
+    }
+    try {
+      // Waiting for a first request counts as reading its head; later ones may idle first.
+      if (!first) {
+        const more = await within(
+          conn,
+          limits.idleMs,
+          () => conn.buffered > 0 ? Promise.resolve(true) : conn.fill(),
+        );
+        if (!more) break;
+      }
+      const request = await within(conn, limits.headerMs, () => readHead(conn, limits.maxHeader));
+      if (request === null) break;
+      const url = `${server.origin}${request.target}`;
+      const refusal = server.admit?.(
+        new Request(url, { method: request.method, headers: request.headers }),
+      );
+      if (refusal) {
+        const writing = { keepAlive: false, head: false, maxBuffered: 0, writeMs: limits.writeMs };
+        await writeResponse(conn, refusal, writing);
+        break;
+      }
+      if (request.headers.get("expect")?.toLowerCase() === "100-continue") {
+        await conn.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+      }
+      const body = await within(conn, limits.bodyMs, () => readBody(conn, request, limits.maxBody));
+      open.set(conn, true);
+      await answer(conn, server, { request, url, body });
+      if (!request.keepAlive) break;
+    } catch (error) {
+      if (error instanceof HttpFailure && !conn.closed) await answerFailure(conn, error);
+      break;
+    }
+  }
+  conn.close();
+}
+
+/** Answers one request with the handler's response (an internal error when the handler fails). */
+async function answer(
+  conn: BufferedConn,
+  server: Served,
+  asked: { request: Head; url: string; body: Uint8Array<ArrayBuffer> },
+): Promise<void> {
+  const { request, url, body } = asked;
+  const abort = new AbortController();
+  let response: Response;
+  try {
+    response = await server.handler(
+      new Request(url, {
+        method: request.method,
+        headers: request.headers,
+        body: request.method === "GET" || request.method === "HEAD" ? null : body,
+        signal: abort.signal,
+      }),
+    );
+  } catch {
+    response = Response.json({
+      jsonrpc: "2.0",
+      error: { code: -32603, message: "internal error" },
+      id: null,
+    }, { status: 500 });
+  }
+  try {
+    await writeResponse(conn, response, {
+      keepAlive: request.keepAlive,
+      head: request.method === "HEAD",
+      maxBuffered: server.limits.maxHeader + server.limits.maxBody,
+      writeMs: server.limits.writeMs,
+    });
+  } finally {
+    abort.abort();
+  }
+}
+
+/**
+ * Of the connections waiting for their peer, closes the first of: the request arriving slowest
+ * (below {@linkcode STEADY_PACE}), the connection waiting longest for a request to begin, the
+ * request arriving slowest; false when none waits for its peer. So peers that trickle bytes, or
+ * reconnect to do it again, go first, then connections not read from yet (however far accepting
+ * runs ahead of reading), and a client whose bytes keep coming goes last, however busy the
+ * machine or slow the link between its pieces.
+ */
+function evictSlowest(open: Map<BufferedConn, boolean>): boolean {
+  const now = performance.now();
+  let slowest: BufferedConn | null = null;
+  let slowestRank = [Infinity, Infinity];
+  for (const [conn, answering] of open) {
+    if (answering || !conn.waiting) continue;
+    const pace = conn.pace(now);
+    const rank = pace === null ? [1, conn.requestFrom] : [pace < STEADY_PACE ? 0 : 2, pace];
+    if (rank[0] < slowestRank[0] || (rank[0] === slowestRank[0] && rank[1] < slowestRank[1])) {
+      slowest = conn;
+      slowestRank = rank;
+    }
+  }
+  if (slowest === null) return false;
+  open.delete(slowest);
+  slowest.close();
+  return true;
 }

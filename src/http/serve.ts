@@ -158,98 +158,32 @@ function tracked(session: Session, response: Response): Response {
 
 /** Serves MCP over Streamable HTTP at `/mcp`. */
 export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandle {
-  const sessions = new Map<string, Session>();
   const idleMs = (options.sessionIdleSeconds ?? 1800) * 1000;
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-  const maxSessions = options.maxSessions ?? 64;
+  const sessions: Sessions = {
+    context,
+    open: new Map(),
+    maxBody,
+    maxSessions: options.maxSessions ?? 64,
+  };
   let boundPort = options.port;
-
-  async function closeSession(id: string): Promise<void> {
-    const session = sessions.get(id);
-    if (!session) return;
-    sessions.delete(id);
-    await session.server.close().catch(() => {});
-  }
-
-  async function newSession(req: Request): Promise<Response> {
-    let sessionId: string | null = null;
-    const makeTransport = await loadHttpTransport();
-    const transport: WebStandardStreamableHTTPServerTransport = makeTransport({
-      maxRequestBodySize: maxBody,
-      sessionIdGenerator: () => crypto.randomUUID(),
-      // Called from handleRequest below, once the server is connected.
-      onsessioninitialized: (id) => {
-        sessionId = id;
-        sessions.set(id, { transport, server, lastSeen: Date.now(), active: 0 });
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    const server = await connectServer(context, endCancelledRequests(transport));
-    const response = await transport.handleRequest(req);
-    if (sessionId === null) await server.close().catch(() => {});
-    return response;
-  }
-
   /** Path, Host, Origin and token: checked before a request's body is read. */
-  function admit(req: Request): Response | null {
+  const admit = (req: Request): Response | null => {
     if (new URL(req.url).pathname !== "/mcp") return jsonError(404, "not found: use /mcp");
     return guardRequest(req, { host: options.host, port: boundPort, token: options.token ?? null });
-  }
-
+  };
   /** Answers a request; an error answer names the request's id wherever it could be read. */
-  async function handle(req: Request): Promise<Response> {
-    // Read only when the answer is an error; the body is in memory already (http_server.ts).
+  const handle = async (req: Request): Promise<Response> => {
+    // Read only when the answer is an error; the body is in memory already (http1_server.ts).
     const copy = req.method === "POST" ? req.clone() : null;
-    return await withRequestId(copy, await route(req));
-  }
-
-  async function route(req: Request): Promise<Response> {
-    const id = req.headers.get("mcp-session-id");
-    if (id === null) {
-      if (req.method !== "POST") return jsonError(400, "bad request: no session id");
-      const refused = await refusedWithoutSession(req);
-      if (refused !== null) return refused;
-      if (sessions.size >= maxSessions && !await evictIdleSession()) {
-        return jsonError(503, "too many sessions, all busy: close one (DELETE) or try later");
-      }
-      return await newSession(req);
-    }
-    const session = sessions.get(id);
-    if (!session) return jsonError(404, "session not found (expired or closed)");
-    session.lastSeen = Date.now();
-    session.active++;
-    let response: Response;
-    try {
-      response = await session.transport.handleRequest(req);
-    } catch (error) {
-      settle(session);
-      throw error;
-    }
-    return tracked(session, response);
-  }
-
-  /** Closes the least recently used session with nothing in flight; false when there is none. */
-  async function evictIdleSession(): Promise<boolean> {
-    let oldest: [string, Session] | null = null;
-    for (const entry of sessions) {
-      if (entry[1].active === 0 && (oldest === null || entry[1].lastSeen < oldest[1].lastSeen)) {
-        oldest = entry;
-      }
-    }
-    if (oldest === null) return false;
-    await closeSession(oldest[0]);
-    return true;
-  }
-
+    return await withRequestId(copy, await route(sessions, req));
+  };
   const sweeper = setInterval(() => {
     const now = Date.now();
-    for (const [id, session] of sessions) {
-      if (now - session.lastSeen > idleMs) closeSession(id);
+    for (const [id, session] of sessions.open) {
+      if (now - session.lastSeen > idleMs) closeSession(sessions, id);
     }
   }, Math.min(idleMs, 60_000));
-
   const httpServer = serveHttp1(handle, {
     admit,
     hostname: options.host,
@@ -258,16 +192,94 @@ export function serveHttp(context: ToolContext, options: HttpOptions): HttpHandl
     maxConnections: options.maxConnections,
   });
   boundPort = httpServer.addr.port;
-  const host = urlHost(options.host);
-  const url = `http://${host}:${boundPort}/mcp`;
+  const url = `http://${urlHost(options.host)}:${boundPort}/mcp`;
   options.onListen?.(url);
   return {
     url,
     async shutdown(): Promise<void> {
       clearInterval(sweeper);
-      await Promise.all([...sessions.keys()].map(closeSession));
+      await Promise.all([...sessions.open.keys()].map((id) => closeSession(sessions, id)));
       await httpServer.shutdown();
     },
     finished: httpServer.finished.then(() => clearInterval(sweeper)),
   };
+}
+
+/** The MCP sessions of one HTTP server. */
+interface Sessions {
+  context: ToolContext;
+  /** By session id. */
+  open: Map<string, Session>;
+  /** Largest request body accepted, in bytes. */
+  maxBody: number;
+  /** Most sessions open at once. */
+  maxSessions: number;
+}
+
+async function closeSession(sessions: Sessions, id: string): Promise<void> {
+  const session = sessions.open.get(id);
+  if (!session) return;
+  sessions.open.delete(id);
+  await session.server.close().catch(() => {});
+}
+
+/** A request to its session, or one that starts a session (at the cap, an idle one goes). */
+async function route(sessions: Sessions, req: Request): Promise<Response> {
+  const id = req.headers.get("mcp-session-id");
+  if (id === null) {
+    if (req.method !== "POST") return jsonError(400, "bad request: no session id");
+    const refused = await refusedWithoutSession(req);
+    if (refused !== null) return refused;
+    if (sessions.open.size >= sessions.maxSessions && !await evictIdleSession(sessions)) {
+      return jsonError(503, "too many sessions, all busy: close one (DELETE) or try later");
+    }
+    return await newSession(sessions, req);
+  }
+  const session = sessions.open.get(id);
+  if (!session) return jsonError(404, "session not found (expired or closed)");
+  session.lastSeen = Date.now();
+  session.active++;
+  let response: Response;
+  try {
+    response = await session.transport.handleRequest(req);
+  } catch (error) {
+    settle(session);
+    throw error;
+  }
+  return tracked(session, response);
+}
+
+/** A session for an initialize request: kept once the SDK gave it an id. */
+async function newSession(sessions: Sessions, req: Request): Promise<Response> {
+  let sessionId: string | null = null;
+  const makeTransport = await loadHttpTransport();
+  const transport: WebStandardStreamableHTTPServerTransport = makeTransport({
+    maxRequestBodySize: sessions.maxBody,
+    sessionIdGenerator: () => crypto.randomUUID(),
+    // Called from handleRequest below, once the server is connected.
+    onsessioninitialized: (id) => {
+      sessionId = id;
+      sessions.open.set(id, { transport, server, lastSeen: Date.now(), active: 0 });
+    },
+    onsessionclosed: (id) => {
+      sessions.open.delete(id);
+    },
+  });
+  const server = await connectServer(sessions.context, endCancelledRequests(transport));
+  const response = await transport.handleRequest(req);
+  if (sessionId === null) await server.close().catch(() => {});
+  return response;
+}
+
+/** Closes the least recently used session with nothing in flight; false when there is none. */
+async function evictIdleSession(sessions: Sessions): Promise<boolean> {
+  let oldest: [string, Session] | null = null;
+  for (const entry of sessions.open) {
+    if (entry[1].active === 0 && (oldest === null || entry[1].lastSeen < oldest[1].lastSeen)) {
+      oldest = entry;
+    }
+  }
+  if (oldest === null) return false;
+  await closeSession(sessions, oldest[0]);
+  return true;
 }

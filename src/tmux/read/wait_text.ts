@@ -90,11 +90,19 @@ export type WaitOutcome =
 /** How long the pane must be still before the cursor's row is taken for a prompt. */
 const PROMPT_SETTLE_MS = 150;
 
+/** A compiled pattern, with the text it was compiled from. */
+export interface SourcePattern {
+  /** The pattern as the caller wrote it. */
+  source: string;
+  /** Whether a line matches it. */
+  test(line: string): boolean;
+}
+
 /** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
 export async function compilePatterns(
   patterns: string[],
   options: { regex: boolean; caseSensitive: boolean },
-): Promise<Array<{ source: string; test: (line: string) => boolean }>> {
+): Promise<SourcePattern[]> {
   return await Promise.all(patterns.map(async (source) => {
     if (options.regex) {
       const re = await compileUserRegex(source, options);
@@ -157,25 +165,13 @@ export async function waitForText(
   const alarm = new Alarm();
   const clock = new MatchClock();
   // What the result says of what was read so far.
-  let cursor = options.cursor ?? "";
-  let current = "";
-  let missed = false;
+  const read: ReadSoFar = { output, cursor: options.cursor ?? "", current: "", missed: false };
   const end = (
     outcome: WaitOutcome,
     match: { source: string; line: string } | null = null,
     more: { prompt?: string; changed?: Array<{ row: number; text: string }> } = {},
-  ): WaitTextResult => ({
-    outcome,
-    pattern: match?.source ?? null,
-    line: match?.line ?? null,
-    elapsed_seconds: Math.round(Date.now() - started) / 1000,
-    effective_timeout: options.timeout,
-    lines_missed: missed,
-    output: output.finish(current === "" ? undefined : current),
-    cursor,
-    prompt: more.prompt ?? null,
-    changed_rows: more.changed ?? null,
-  });
+  ): WaitTextResult =>
+    resultOf(read, { outcome, match, ...more, started, timeout: options.timeout });
   // A pane that closed as its program ended: what was read is the answer.
   const gone = (error: unknown): WaitTextResult => {
     if (error instanceof TmuxError && error.code === "not_found") return end("exited");
@@ -210,34 +206,25 @@ export async function waitForText(
       ? null
       : options.screenBefore ?? await screenRows(socket, paneId);
     // Without a cursor, what the cursor's row shows now is old.
-    current = options.cursor == null ? "" : since.current_line;
+    read.current = options.cursor == null ? "" : since.current_line;
     let lastProgress = 0;
     let exited = false;
     while (true) {
-      missed ||= since.lines_missed;
-      cursor = since.cursor;
+      read.missed ||= since.lines_missed;
+      read.cursor = since.cursor;
       if (options.signal?.aborted) throw new TmuxError("cancelled", "wait_for_text was cancelled");
-      let match: { outcome: "matched" | "stopped"; source: string; line: string } | null = null;
       // The row under the cursor counts once it shows something new.
-      clock.start();
-      for (const line of current === "" ? since.lines : [...since.lines, current]) {
-        if (clock.due()) await clock.pause();
-        const stop = stops.find((p) => p.test(line));
-        const hit = stop ?? wanted.find((p) => p.test(line));
-        if (hit) {
-          match = { outcome: stop ? "stopped" : "matched", source: hit.source, line };
-          break;
-        }
-      }
+      const lines = read.current === "" ? since.lines : [...since.lines, read.current];
+      const match = await firstMatch(lines, { stops, wanted, clock });
       for (const line of since.lines) output.push(line);
       if (match) return end(match.outcome, match);
       // New lines, or a new row under the cursor: the program answered (even if the notice of
       // its output came before this wait subscribed).
-      outputCame ||= since.lines.length > 0 || current !== "";
+      outputCame ||= since.lines.length > 0 || read.current !== "";
       const still = Date.now() - lastOutput;
       const prompt = options.prompt && outputCame && still >= PROMPT_SETTLE_MS &&
           !since.alternate_on
-        ? knownPrompt(current)
+        ? knownPrompt(read.current)
         : null;
       if (prompt !== null) return end("prompt", null, { prompt });
       if (since.alternate_on && quietMs === null) return end("alternate_screen");
@@ -258,29 +245,93 @@ export async function waitForText(
           options.onProgress(waited / 1000);
         }
         // Woken by output; else when the pane may have gone quiet, or a prompt settled.
-        const quietIn = quietMs === null ? Infinity : quietMs - still;
-        const settleIn = options.prompt && outputCame ? PROMPT_SETTLE_MS - still : Infinity;
-        await alarm.pause(
-          Math.max(
-            1,
-            Math.min(
-              options.intervalMs,
-              options.timeout * 1000 - waited,
-              quietIn,
-              settleIn > 0 ? settleIn : Infinity,
-            ),
-          ),
-          options.signal,
-        );
+        const settles = options.prompt === true && outputCame;
+        await alarm.pause(pauseMs(options, { waited, still, settles }), options.signal);
       }
       since = await captureSince(socket, paneId, since.cursor);
-      current = since.current_line;
+      read.current = since.current_line;
     }
   } catch (error) {
     return gone(error);
   } finally {
     unwatch();
   }
+}
+
+/** What a wait has read so far: what its result shows of it. */
+interface ReadSoFar {
+  output: ExcerptBuilder;
+  /** The cursor to pass to the next read. */
+  cursor: string;
+  /** The row under the cursor, once it shows something new. */
+  current: string;
+  /** tmux's history-limit dropped lines before they were read. */
+  missed: boolean;
+}
+
+/** A wait's result, once it ended as `end.outcome` says. */
+function resultOf(
+  read: ReadSoFar,
+  end: {
+    outcome: WaitOutcome;
+    match: { source: string; line: string } | null;
+    prompt?: string;
+    changed?: Array<{ row: number; text: string }>;
+    started: number;
+    timeout: number;
+  },
+): WaitTextResult {
+  return {
+    outcome: end.outcome,
+    pattern: end.match?.source ?? null,
+    line: end.match?.line ?? null,
+    elapsed_seconds: Math.round(Date.now() - end.started) / 1000,
+    effective_timeout: end.timeout,
+    lines_missed: read.missed,
+    output: read.output.finish(read.current === "" ? undefined : read.current),
+    cursor: read.cursor,
+    prompt: end.prompt ?? null,
+    changed_rows: end.changed ?? null,
+  };
+}
+
+/** The first line a stop pattern or a wanted one matches (stops first), within the clock's budget. */
+async function firstMatch(
+  lines: readonly string[],
+  patterns: {
+    stops: readonly SourcePattern[];
+    wanted: readonly SourcePattern[];
+    clock: MatchClock;
+  },
+): Promise<{ outcome: "matched" | "stopped"; source: string; line: string } | null> {
+  const { stops, wanted, clock } = patterns;
+  clock.start();
+  for (const line of lines) {
+    if (clock.due()) await clock.pause();
+    const stop = stops.find((p) => p.test(line));
+    const hit = stop ?? wanted.find((p) => p.test(line));
+    if (hit) return { outcome: stop ? "stopped" : "matched", source: hit.source, line };
+  }
+  return null;
+}
+
+/**
+ * How long a wait pauses before it looks again, unless output wakes it: the interval, and no
+ * later than the timeout, the moment the pane has been quiet long enough, or a prompt settled.
+ */
+function pauseMs(
+  options: Pick<WaitTextOptions, "intervalMs" | "timeout" | "quietMs">,
+  now: { waited: number; still: number; settles: boolean },
+): number {
+  const quietIn = options.quietMs == null ? Infinity : options.quietMs - now.still;
+  const settleIn = now.settles ? PROMPT_SETTLE_MS - now.still : Infinity;
+  const until = Math.min(
+    options.intervalMs,
+    options.timeout * 1000 - now.waited,
+    quietIn,
+    settleIn > 0 ? settleIn : Infinity,
+  );
+  return Math.max(1, until);
 }
 
 /** Whether the program that had the pane when the wait began (null: a shell) is gone from it. */

@@ -17,7 +17,7 @@ import { collectOutput, screenFields } from "./collect.ts";
 import { parseRecord, parseRunId, type RunRecord } from "./record.ts";
 import { mayCollect } from "./owner.ts";
 import { keepLog, logExcerpt, RunOutput } from "./run_output.ts";
-import { callNames, ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
+import { type CallNames, callNames, ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
 import { killedReason } from "./run_end.ts";
 import { dropUnusedEnded, superseded } from "./pending.ts";
 import { NO_STATUS, STILL_MAY_START, SUPERSEDED } from "./reasons.ts";
@@ -61,6 +61,36 @@ function unknownRun(runId: string): TmuxError {
   );
 }
 
+/** What a pane keeps of a run, as wait_for_command reads it. */
+function recordFields(names: CallNames): readonly string[] {
+  return [
+    names.record,
+    names.quietRecord,
+    names.option,
+    RUNNING_OPTION,
+    ENDED_OPTION,
+    "pane_pid",
+    "pane_path",
+    "pane_dead",
+  ];
+}
+
+/** A recorded run being collected: its pane's state (looked at again after a wait), its record. */
+interface Collecting {
+  runner: Runner;
+  request: ResumeRequest;
+  call: PaneCall;
+  /** The pane's options and state, by field. */
+  state: Record<string, string>;
+  record: RunRecord;
+  /** When the wait began (ms since the epoch). */
+  started: number;
+  base: Pick<
+    RunResult,
+    "pane_id" | "shell" | "run_id" | "effective_timeout" | "started" | "not_started_reason"
+  >;
+}
+
 /**
  * Waits again for a run that timed out, by its run id, and once it has ended returns its real
  * exit status and output and forgets it. Works from any server process: what it needs is kept
@@ -73,34 +103,46 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
   if (id === null) {
     throw new TmuxError("invalid_argument", "run_id must look like 3.0123456789abcdef");
   }
-  const { socket } = request;
-  const { paneId, nonce } = id;
-  const names = callNames(nonce);
-  const call: PaneCall = { socket, paneId, names };
-  const signal = request.signal
-    ? AbortSignal.any([request.signal, runner.stop.signal])
-    : runner.stop.signal;
-  const fields = [
-    names.record,
-    names.quietRecord,
-    names.option,
-    RUNNING_OPTION,
-    ENDED_OPTION,
-    "pane_pid",
-    "pane_path",
-    "pane_dead",
-  ] as const;
+  const call: PaneCall = { socket: request.socket, paneId: id.paneId, names: callNames(id.nonce) };
+  const { state, record } = await recordedRun(request, call);
+  const base = {
+    pane_id: id.paneId,
+    shell: null,
+    run_id: request.runId,
+    effective_timeout: request.timeout,
+    started: true,
+    not_started_reason: null,
+  };
+  const run: Collecting = { runner, request, call, state, record, started, base };
+  if (neverRuns(run)) return await supersededResult(run);
+  if (state[call.names.option] === "" && running(run) && !replaced(run)) {
+    const still = await waitWhileRunning(run);
+    if (still !== null) return still;
+  }
+  const result = await endedResult(run);
+  await forget(run);
+  return { ...result, elapsed_seconds: elapsedOf(run) };
+}
+
+/**
+ * The pane's state and the run's record: a record written as the line was typed (its link
+ * dropped since) is made the run's record first, and the pane looked at again in the same
+ * command, so a trailer either ran before (its status is kept) or runs after (and signals the
+ * channel waited on). Another session's run is, to this one, unknown: nothing of it is touched.
+ */
+async function recordedRun(
+  request: ResumeRequest,
+  call: PaneCall,
+): Promise<Pick<Collecting, "state" | "record">> {
+  const { socket, paneId, names } = call;
+  const fields = recordFields(names);
   let state = await queryPane(socket, paneId, fields);
   const quiet = state[names.quietRecord];
-  // Another session's run is, to this one, unknown: nothing of it is touched.
   const seen = parseRecord(state[names.record] || quiet);
   if (seen !== null && !mayCollect(seen.owner ?? null, request.owner ?? null)) {
     throw unknownRun(request.runId);
   }
   if (state[names.record] === "" && quiet !== "") {
-    // A record written as the line was typed (its link dropped since): made the run's record,
-    // and the pane looked at again in the same command, so a trailer either ran before (its
-    // status is kept) or runs after (and signals the channel waited on below).
     state = parseRecords(
       await runTmux(socket, [
         ...["set-option", "-p", "-t", paneId, names.record, quiet, THEN],
@@ -109,91 +151,115 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
       fields,
     )[0];
   }
-  // The record goes, and with the pane's last one the name of its last ended run (pending.ts).
-  const forget = async () => {
-    await forgetRun(call);
-    if (state[ENDED_OPTION] !== "") await dropUnusedEnded(socket, paneId).catch(() => {});
-  };
   const record = parseRecord(state[names.record]);
-  if (record === null) {
-    if (state[names.record] === "") throw unknownRun(request.runId);
-    await forget();
-    throw new TmuxError(
-      "not_found",
-      `run ${request.runId} has a record in its pane that no server wrote (a program in the pane ` +
-        "changed it); the record was removed",
-    );
+  if (record !== null) return { state, record };
+  if (state[names.record] === "") throw unknownRun(request.runId);
+  await forgetRun(call);
+  if (state[ENDED_OPTION] !== "") await dropUnusedEnded(socket, paneId).catch(() => {});
+  throw new TmuxError(
+    "not_found",
+    `run ${request.runId} has a record in its pane that no server wrote (a program in the pane ` +
+      "changed it); the record was removed",
+  );
+}
+
+function elapsedOf(run: Collecting): number {
+  return Math.round(Date.now() - run.started) / 1000;
+}
+
+/** The record goes, and with the pane's last one the name of its last ended run (pending.ts). */
+async function forget(run: Collecting): Promise<void> {
+  await forgetRun(run.call);
+  if (run.state[ENDED_OPTION] !== "") {
+    await dropUnusedEnded(run.call.socket, run.call.paneId).catch(() => {});
   }
-  const elapsed = (): number => Math.round(Date.now() - started) / 1000;
-  const base = {
-    pane_id: paneId,
-    shell: null,
-    run_id: request.runId,
-    effective_timeout: request.timeout,
-    started: true,
-    not_started_reason: null,
+}
+
+/** The pane's process is not the one the line was typed into. */
+function replaced(run: Collecting): boolean {
+  return run.state.pane_dead === "1" || run.state.pane_pid !== String(run.record.anchor.pid);
+}
+
+/** The run still holds its mark; a pending run holds none (its line may still start). */
+function running(run: Collecting): boolean {
+  const { names } = run.call;
+  return run.record.pending !== undefined ||
+    run.state[RUNNING_OPTION] === `${names.channel}:${run.record.anchor.pid}`;
+}
+
+/** A pending line a later run settled: it never runs. */
+function neverRuns(run: Collecting): boolean {
+  const { names } = run.call;
+  return run.state[names.option] === "" && !replaced(run) &&
+    superseded(run.record, run.state, names.channel);
+}
+
+async function supersededResult(run: Collecting): Promise<RunResult> {
+  await forget(run);
+  return {
+    ...run.base,
+    started: false,
+    not_started_reason: SUPERSEDED,
+    exit_status: null,
+    timed_out: false,
+    no_status_reason: null,
+    elapsed_seconds: elapsedOf(run),
+    ...NO_OUTPUT,
   };
-  const replaced = () => state.pane_dead === "1" || state.pane_pid !== String(record.anchor.pid);
-  // A pending run holds no mark: its line may still start, and its trailer signals all the same.
-  const running = () =>
-    record.pending !== undefined ||
-    state[RUNNING_OPTION] === `${names.channel}:${record.anchor.pid}`;
-  const neverRuns = () =>
-    state[names.option] === "" && !replaced() && superseded(record, state, names.channel);
-  const supersededResult = async (): Promise<RunResult> => {
-    await forget();
-    return {
-      ...base,
-      started: false,
-      not_started_reason: SUPERSEDED,
-      exit_status: null,
-      timed_out: false,
-      no_status_reason: null,
-      elapsed_seconds: elapsed(),
-      ...NO_OUTPUT,
-    };
+}
+
+/**
+ * Waits on the run's channel until the timeout; null once it ended (the pane is looked at again),
+ * else the result of a run still going (or never to run).
+ */
+async function waitWhileRunning(run: Collecting): Promise<RunResult | null> {
+  const { runner, request, call, started } = run;
+  const { socket, paneId, names } = call;
+  const signal = request.signal
+    ? AbortSignal.any([request.signal, runner.stop.signal])
+    : runner.stop.signal;
+  const waiter = waitChannel(socket, names.channel);
+  const progress = request.onProgress && await resumedProgress(
+    { socket, paneId, stored: runner.store.get(request.runId), started },
+    request.onProgress,
+  );
+  const limits = { socket, paneId, timeout: request.timeout, signal };
+  const outcome = await waitForEnd(channelEnd(waiter.done), limits, {
+    started,
+    pid: run.record.anchor.pid,
+    progress,
+  }).finally(() => waiter.kill());
+  if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
+  if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
+  run.state = await queryPane(socket, paneId, recordFields(names));
+  if (neverRuns(run)) return await supersededResult(run);
+  if (run.state[names.option] !== "" || !running(run) || replaced(run)) return null;
+  return {
+    ...run.base,
+    ...(run.record.pending === undefined
+      ? {}
+      : { started: null, not_started_reason: STILL_MAY_START }),
+    exit_status: null,
+    timed_out: true,
+    no_status_reason: null,
+    elapsed_seconds: elapsedOf(run),
+    ...await runOutput(runner, {
+      runId: request.runId,
+      call,
+      record: run.record,
+      budget: request.budget,
+      ended: false,
+    }),
   };
-  if (neverRuns()) return await supersededResult();
-  if (state[names.option] === "" && running() && !replaced()) {
-    const waiter = waitChannel(socket, names.channel);
-    const limits = { socket, paneId, timeout: request.timeout, signal };
-    const progress = request.onProgress && await resumedProgress(
-      { socket, paneId, stored: runner.store.get(request.runId), started },
-      request.onProgress,
-    );
-    const outcome = await waitForEnd(channelEnd(waiter.done), limits, {
-      started,
-      pid: record.anchor.pid,
-      progress,
-    }).finally(() => waiter.kill());
-    if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
-    if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
-    state = await queryPane(socket, paneId, fields);
-    if (neverRuns()) return await supersededResult();
-    if (state[names.option] === "" && running() && !replaced()) {
-      return {
-        ...base,
-        ...(record.pending === undefined
-          ? {}
-          : { started: null, not_started_reason: STILL_MAY_START }),
-        exit_status: null,
-        timed_out: true,
-        no_status_reason: null,
-        elapsed_seconds: elapsed(),
-        ...await runOutput(runner, {
-          runId: request.runId,
-          call,
-          record,
-          budget: request.budget,
-          ended: false,
-        }),
-      };
-    }
-  }
-  const trailer = parseTrailerValue(state[names.option]);
+}
+
+/** The result of a run that ended: its status from its trailer, or why it has none. */
+async function endedResult(run: Collecting): Promise<RunResult> {
+  const { runner, request, call, record } = run;
+  const trailer = parseTrailerValue(run.state[call.names.option]);
   const end = trailer?.end ?? null;
   const finished: RunResult = {
-    ...base,
+    ...run.base,
     exit_status: null,
     timed_out: false,
     no_status_reason: null,
@@ -209,28 +275,23 @@ export async function waitForRun(runner: Runner, request: ResumeRequest): Promis
       ended: true,
       end,
     });
-  let result: RunResult;
-  if (replaced()) {
-    result = { ...finished, no_status_reason: NO_STATUS.replaced, anchor_lost: true };
-  } else if (trailer !== null && (end?.kind === "exit" || end?.kind === "killed")) {
-    result = {
+  if (replaced(run)) {
+    return { ...finished, no_status_reason: NO_STATUS.replaced, anchor_lost: true };
+  }
+  if (trailer !== null && (end?.kind === "exit" || end?.kind === "killed")) {
+    return {
       ...finished,
       ...(end.kind === "exit"
         ? { exit_status: end.status }
         : { no_status_reason: killedReason(end.status) }),
       ...await endedOutput(trailer.end_position),
     };
-  } else if (end?.kind === "refused") {
-    result = { ...finished, started: false, not_started_reason: end.reason };
-  } else {
-    result = {
-      ...finished,
-      no_status_reason: state[names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalidKept,
-      ...await endedOutput(),
-    };
   }
-  await forget();
-  return { ...result, elapsed_seconds: elapsed() };
+  if (end?.kind === "refused") {
+    return { ...finished, started: false, not_started_reason: end.reason };
+  }
+  const kept = run.state[call.names.option] === "" ? NO_STATUS.killed : NO_STATUS.invalidKept;
+  return { ...finished, no_status_reason: kept, ...await endedOutput() };
 }
 
 /**

@@ -90,58 +90,10 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
   let masterWriter: WritableStreamDefaultWriter<Uint8Array> | null = null;
   let connecting: Promise<void> | null = null;
   let up = false;
-  let open = 0;
-  const queued: (() => void)[] = [];
-  /** A short channel's slot passes straight to the next in line, or is given back. */
-  const release = (): void => {
-    const next = queued.shift();
-    if (next === undefined) open--;
-    else next();
-  };
+  const slots = new ChannelSlots(SHORT_CHANNELS);
 
   async function start(): Promise<void> {
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command("ssh", {
-        args: [
-          ...common,
-          ...["-o", "ControlMaster=yes", "-o", "ControlPersist=no"],
-          "--",
-          host.destination,
-          `echo ${READY}; exec cat`,
-        ],
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-    } catch (error) {
-      throw error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied
-        ? new TmuxError(
-          "host_unreachable",
-          "not permitted to run ssh: start the server with --allow-run=tmux,ssh",
-        )
-        : error instanceof Deno.errors.NotFound
-        ? new TmuxError("host_unreachable", "ssh is not installed or not on PATH")
-        : new TmuxError("host_unreachable", `could not start ssh: ${String(error)}`);
-    }
-    // Read as it comes (a pipe never fills), kept only in its head.
-    const stderr = readCapped(child.stderr, MAX_STDERR_BYTES).then(({ bytes }) =>
-      new TextDecoder().decode(bytes)
-    );
-    const lines = readLines(child.stdout);
-    const signal = AbortSignal.timeout((CONNECT_SECONDS + 5) * 1000);
-    const decoder = new TextDecoder();
-    let ready = false;
-    // A login shell may print something first (a noisy rc file): bounded, like any peer's text.
-    for (let i = 0; i < 100 && !ready; i++) {
-      const next = await abortable(lines.next(), signal).catch(() => ABORTED);
-      if (typeof next === "symbol" || next.done) break;
-      ready = decoder.decode(next.value).trim() === READY;
-    }
-    if (!ready) {
-      await terminate(child);
-      throw sshFailure(host, await stderr);
-    }
+    const { child, lines } = await startMaster(host, common);
     master = child;
     masterWriter = child.stdin.getWriter();
     up = true;
@@ -188,25 +140,8 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
         ...stdio,
       });
     },
-    async channel<T>(work: () => Promise<T>): Promise<T> {
-      if (open >= SHORT_CHANNELS) {
-        let turn!: () => void;
-        const given = new Promise<void>((resolve) => queued.push(turn = resolve));
-        try {
-          await withinCall(given, "a channel to the host");
-        } catch (error) {
-          // Given up in line: out of the queue, or, if the slot came meanwhile, passed on.
-          const at = queued.indexOf(turn);
-          if (at >= 0) queued.splice(at, 1);
-          else given.then(() => release());
-          throw error;
-        }
-      } else open++;
-      try {
-        return await work();
-      } finally {
-        release();
-      }
+    channel<T>(work: () => Promise<T>): Promise<T> {
+      return slots.run(work);
     },
     failure(code: number, stderr: string): TmuxError | null {
       // ssh's own failures exit 255; a remote shell that finds no tmux, 127.
@@ -230,4 +165,90 @@ export function createSshLink(host: RemoteHost, options: SshOptions): RemoteLink
       }
     },
   };
+}
+
+/** Starts a host's master connection and waits until its session runs; throws why it did not. */
+async function startMaster(
+  host: RemoteHost,
+  common: readonly string[],
+): Promise<{ child: Deno.ChildProcess; lines: AsyncIterableIterator<Uint8Array> }> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("ssh", {
+      args: [
+        ...common,
+        ...["-o", "ControlMaster=yes", "-o", "ControlPersist=no"],
+        "--",
+        host.destination,
+        `echo ${READY}; exec cat`,
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    throw error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied
+      ? new TmuxError(
+        "host_unreachable",
+        "not permitted to run ssh: start the server with --allow-run=tmux,ssh",
+      )
+      : error instanceof Deno.errors.NotFound
+      ? new TmuxError("host_unreachable", "ssh is not installed or not on PATH")
+      : new TmuxError("host_unreachable", `could not start ssh: ${String(error)}`);
+  }
+  // Read as it comes (a pipe never fills), kept only in its head.
+  const stderr = readCapped(child.stderr, MAX_STDERR_BYTES).then(({ bytes }) =>
+    new TextDecoder().decode(bytes)
+  );
+  const lines = readLines(child.stdout);
+  const signal = AbortSignal.timeout((CONNECT_SECONDS + 5) * 1000);
+  const decoder = new TextDecoder();
+  // A login shell may print something first (a noisy rc file): bounded, like any peer's text.
+  for (let i = 0; i < 100; i++) {
+    const next = await abortable(lines.next(), signal).catch(() => ABORTED);
+    if (typeof next === "symbol" || next.done) break;
+    if (decoder.decode(next.value).trim() === READY) return { child, lines };
+  }
+  await terminate(child);
+  throw sshFailure(host, await stderr);
+}
+
+/** Slots for a host's short-lived channels: `max` at once, the rest wait their turn in line. */
+class ChannelSlots {
+  readonly #max: number;
+  #open = 0;
+  #queued: (() => void)[] = [];
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Runs `work` in a slot, once one is free (within the call's deadline). */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#open >= this.#max) {
+      let turn!: () => void;
+      const given = new Promise<void>((resolve) => this.#queued.push(turn = resolve));
+      try {
+        await withinCall(given, "a channel to the host");
+      } catch (error) {
+        // Given up in line: out of the queue, or, if the slot came meanwhile, passed on.
+        const at = this.#queued.indexOf(turn);
+        if (at >= 0) this.#queued.splice(at, 1);
+        else given.then(() => this.#release());
+        throw error;
+      }
+    } else this.#open++;
+    try {
+      return await work();
+    } finally {
+      this.#release();
+    }
+  }
+
+  /** A slot passes straight to the next in line, or is given back. */
+  #release(): void {
+    const next = this.#queued.shift();
+    if (next === undefined) this.#open--;
+    else next();
+  }
 }
