@@ -88,7 +88,8 @@ testNeeding(
   "a full-screen program: quiet ends the wait, with the rows that changed",
   async () => {
     await withServer("stdio", {}, async (conn, tmux) => {
-      const vim = await started(tmux, "vim -u NONE -N", /~/);
+      // No swap file: the pane is killed with vim in it, which would leave one behind.
+      const vim = await started(tmux, "vim -u NONE -N -n", /~/);
       const sent = await call(conn, "send_keys", {
         pane_id: vim,
         text: "ihello from the agent",
