@@ -15,7 +15,7 @@ import { type Connection, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
-import { fanOutFlood } from "./bench_fanout_flood.ts";
+import { fanOutFlood, rssMB } from "./bench_fanout_flood.ts";
 import { countingProgram, median, time } from "./stats.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
@@ -64,9 +64,6 @@ async function output(program: string, args: string[]): Promise<string> {
 }
 
 // Deno reads /proc only with --allow-all, so ps, ls and cat answer.
-async function rssMB(pid: number): Promise<number> {
-  return Number((await output("ps", ["-o", "rss=", "-p", String(pid)])).trim()) / 1024;
-}
 
 async function openHandles(pid: number): Promise<number> {
   return (await output("ls", [`/proc/${pid}/fd`])).split("\n").filter((l) => l !== "").length;

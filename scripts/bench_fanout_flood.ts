@@ -26,9 +26,17 @@ export interface FanOutFloodOptions {
   settleMs: number;
 }
 
-async function rssMB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+/**
+ * A process's resident memory in MB, from ps: Deno reads /proc only with --allow-all (the bench
+ * failed there with NotCapable).
+ */
+export async function rssMB(pid: number): Promise<number> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "rss=", "-p", String(pid)],
+    stdout: "piped",
+  })
+    .output();
+  return Number(new TextDecoder().decode(out.stdout).trim()) / 1024;
 }
 
 /** Measures peak RSS through the flood and RSS after it, each with its target. */
