@@ -5,9 +5,8 @@
  * @module
  */
 
-import { delay } from "../../util/mod.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { lineEditorState, watcherCaughtUp } from "../transport/watch.ts";
+import { lineEditorReported, lineEditorState, watcherCaughtUp } from "../transport/watch.ts";
 
 /**
  * How long a line editor's prompt may take to reach the watcher once it has caught up with tmux:
@@ -15,7 +14,6 @@ import { lineEditorState, watcherCaughtUp } from "../transport/watch.ts";
  * was seen to be too short after a flood.
  */
 const EDITOR_WAIT_MS = 1000;
-const EDITOR_STEP_MS = 5;
 
 /** Whether no watcher has seen if the pane's shell's line editor reads (see below). */
 export function lineEditorUnknown(
@@ -41,7 +39,7 @@ export async function lineEditorReading(
   const signal = AbortSignal.timeout(EDITOR_WAIT_MS);
   while (lineEditorState(socket, target) === "not_reading") {
     if (signal.aborted) return false;
-    await delay(EDITOR_STEP_MS);
+    await lineEditorReported(socket, target, signal);
   }
   return true;
 }

@@ -113,11 +113,7 @@ async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult
       ? new RunStream(names, output, pane.bootstrap === null ? run.name : null)
       : null,
     tap: null,
-    typing: {
-      editorReads: editorReads(socket, { sessionId: state.session_id, paneId }, {
-        cooked: pane.shell?.kind === "posix" && pane.shell.cooked === true,
-      }),
-    },
+    typing: {},
     // A trailer that never got to put the path back (its shell was killed) left its marker.
     panePath: isMarker(state.pane_path) ? "" : state.pane_path,
     pasteFlags: verbatimPasteFlags(pane.version),
@@ -132,6 +128,10 @@ async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult
       (bytes) => attempt.stream?.push(bytes),
     );
   }
+  // Whether the line editor reads, as the pane's watcher (subscribed just above) has seen it.
+  attempt.typing.editorReads = editorReads(socket, { sessionId: state.session_id, paneId }, {
+    cooked: pane.shell?.kind === "posix" && pane.shell.cooked === true,
+  });
   try {
     // Where progress reports start reading: before the line is typed.
     const progressCursor = request.onProgress

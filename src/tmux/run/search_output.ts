@@ -71,6 +71,47 @@ export interface OutputMatches {
 /** Lines longer than twice this are searched in their ends only, this much of each. */
 const SEARCH_LINE_MAX = 1024 * 1024;
 
+/** The groups of numbered lines a search shows, within its budget. */
+class ShownGroups {
+  readonly #groups: MatchGroup[];
+  readonly #budget: OutputBudget;
+  #lines = 0;
+  #bytes = 0;
+  #group: MatchGroup | null = null;
+
+  constructor(groups: MatchGroup[], budget: OutputBudget) {
+    this.#groups = groups;
+    this.#budget = budget;
+  }
+
+  /**
+   * Shows lines (numbered; `match` the number of the match among them, or null) if all of them
+   * fit in the budget, each cut inside past half of it; false when they do not.
+   */
+  add(lines: Array<[number, string]>, match: number | null): boolean {
+    const lineMax = Math.floor(this.#budget.maxBytes / 2);
+    const cut = lines.map(([n, text]): [number, string] => [n, cutLine(text, lineMax).line]);
+    const size = cut.reduce((sum, [, line]) => sum + lineBytes(line), 0);
+    if (
+      this.#lines + cut.length > this.#budget.maxLines || this.#bytes + size > this.#budget.maxBytes
+    ) {
+      return false;
+    }
+    this.#lines += cut.length;
+    this.#bytes += size;
+    for (const [n, line] of cut) {
+      let group = this.#group;
+      if (group === null || group.from_line + group.lines.length !== n) {
+        group = this.#group = { from_line: n, lines: [], match_lines: [] };
+        this.#groups.push(group);
+      }
+      group.lines.push(line);
+      if (n === match) group.match_lines.push(n);
+    }
+    return true;
+  }
+}
+
 /** Searches a kept run's output; not_found when it is not kept. */
 export async function searchRunOutput(
   runner: Runner,
@@ -80,7 +121,6 @@ export async function searchRunOutput(
   const [test] = await compilePatterns([request.pattern], request);
   const { log } = stored;
   const { budget, context } = request;
-  const lineMax = Math.floor(budget.maxBytes / 2);
   const found: OutputMatches = {
     run_id: request.runId,
     ended: stored.ended !== null,
@@ -94,33 +134,12 @@ export async function searchRunOutput(
     not_kept: null,
     lines_searched_in_part: 0,
   };
-  let shownLines = 0;
-  let shownBytes = 0;
+  const shown = new ShownGroups(found.groups, budget);
   let full = false;
   /** The lines before the current one, for a match's context. */
   const before: Array<[number, string]> = [];
   /** Lines still to show after the last match shown. */
   let after = 0;
-  let group: MatchGroup | null = null;
-  /** Shows lines (numbered, a match among them or not) if all of them fit in the budget. */
-  const show = (lines: Array<[number, string]>, match: number | null): boolean => {
-    const cut = lines.map(([n, text]): [number, string] => [n, cutLine(text, lineMax).line]);
-    const size = cut.reduce((sum, [, line]) => sum + lineBytes(line), 0);
-    if (shownLines + cut.length > budget.maxLines || shownBytes + size > budget.maxBytes) {
-      return false;
-    }
-    shownLines += cut.length;
-    shownBytes += size;
-    for (const [n, line] of cut) {
-      if (group === null || group.from_line + group.lines.length !== n) {
-        group = { from_line: n, lines: [], match_lines: [] };
-        found.groups.push(group);
-      }
-      group.lines.push(line);
-      if (n === match) group.match_lines.push(n);
-    }
-    return true;
-  };
   const clock = new MatchClock();
   let n = found.from_line;
   for (const entry of log.entries(n, SEARCH_LINE_MAX)) {
@@ -142,7 +161,7 @@ export async function searchRunOutput(
       : test.test(entry.head) || test.test(entry.tail);
     if (match) {
       found.match_count++;
-      if (!full && !show([...before, [n, text]], n)) {
+      if (!full && !shown.add([...before, [n, text]], n)) {
         full = true;
         found.next_line = n;
       }
@@ -150,7 +169,7 @@ export async function searchRunOutput(
       after = context;
     } else if (!full && after > 0) {
       after--;
-      if (!show([[n, text]], null)) full = true;
+      if (!shown.add([[n, text]], null)) full = true;
     } else if (!full && context > 0) {
       before.push([n, text]);
       if (before.length > context) before.shift();

@@ -156,6 +156,46 @@ export async function cancelledRun(context: TypedRun): Promise<never> {
 }
 
 /**
+ * A run whose time is up before its shell ran the line (a continuation prompt or a program took
+ * it, or the shell is still starting): no mark of ours holds the pane any more; the shell may
+ * lack the function after all (it was re-executed, say), or be another than the one looked at.
+ * Withdrawn when its command waits in its buffer (the function runs it only from there): never
+ * started; else it may still run, and its record stays for wait_for_command.
+ */
+async function notRunYet(
+  context: RunContext,
+  seen: { written: RunRecord; state: Record<typeof TIMEOUT_FIELDS[number], string> },
+): Promise<RunResult> {
+  const { runner, call } = context;
+  const { socket, paneId, names } = call;
+  const key = lockKey(socket, paneId);
+  const { written, state } = seen;
+  runner.functions.delete(key);
+  forgetPaneShell(runner.shells, socket, paneId);
+  // Withdrawn: the function runs a buffered command only from its buffer, now gone.
+  const withdrawn = await deleteUnfetched(call) && context.withdrawable;
+  const mark = pendingMark(paneId, { channel: names.channel, ended: state[ENDED_OPTION] });
+  const pending = encodeRecord({ ...written, pending: { after: mark.after } });
+  await runTmux(socket, [
+    ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+    ...(withdrawn ? [] : mark.commands),
+    ...(withdrawn ? ["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN] : []),
+    ...(withdrawn
+      ? ["set-option", "-p", "-u", "-t", paneId, names.record]
+      : ["set-option", "-p", "-t", paneId, names.record, pending]),
+  ]).catch(() => {});
+  if (withdrawn) {
+    return {
+      ...await runningResult(context),
+      started: false,
+      not_started_reason: NEVER_STARTED,
+    };
+  }
+  // The line may still run: its record stays for wait_for_command.
+  return { ...await runningResult(context), started: null, not_started_reason: MAY_START };
+}
+
+/**
  * The call's time is up (or, following the stream, the watcher went away). The run is recorded,
  * and in the same tmux command its running mark is read: the trailer writes its status, clears
  * the mark and looks for a record in one tmux command too, so exactly one of two things holds.
@@ -181,34 +221,7 @@ async function timedOut(
     const started = stream?.started === true || state.pane_path === names.startMarker;
     // A lost stream says nothing of the shell (its watcher went away just after the line was
     // typed, say): the run is waited for by its record, never called not started.
-    if (!started && outcome === "timeout") {
-      // The shell has not run the line (a continuation prompt or a program took it, or the shell
-      // is still starting): no mark of ours holds the pane; the shell may lack the function after
-      // all (it was re-executed, say), or be another than the one looked at.
-      runner.functions.delete(key);
-      forgetPaneShell(runner.shells, socket, paneId);
-      // Withdrawn: the function runs a buffered command only from its buffer, now gone.
-      const withdrawn = await deleteUnfetched(call) && context.withdrawable;
-      const mark = pendingMark(paneId, { channel: names.channel, ended: state[ENDED_OPTION] });
-      const pending = encodeRecord({ ...written, pending: { after: mark.after } });
-      await runTmux(socket, [
-        ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
-        ...(withdrawn ? [] : mark.commands),
-        ...(withdrawn ? ["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN] : []),
-        ...(withdrawn
-          ? ["set-option", "-p", "-u", "-t", paneId, names.record]
-          : ["set-option", "-p", "-t", paneId, names.record, pending]),
-      ]).catch(() => {});
-      if (withdrawn) {
-        return {
-          ...await runningResult(context),
-          started: false,
-          not_started_reason: NEVER_STARTED,
-        };
-      }
-      // The line may still run: its record stays for wait_for_command.
-      return { ...await runningResult(context), started: null, not_started_reason: MAY_START };
-    }
+    if (!started && outcome === "timeout") return await notRunYet(context, { written, state });
     rememberFunction(runner, key, context.functionMark);
     // Records past keeping (and anything else stale) in this pane go now.
     const fresh = await idleState(socket, paneId, undefined).catch(() => null);

@@ -161,6 +161,46 @@ function fail(control: Control, error: TmuxError): void {
   for (const pending of control.queue.splice(0)) pending.reject(error);
 }
 
+/**
+ * Gives an ended block of ours to the command waiting first (its output, its error, or the end
+ * of its answer); false when the block cannot be ours (a nonce's block with other text: pane
+ * text forged the protocol).
+ */
+function answered(control: Control, ended: Block, error: boolean): boolean {
+  const pending = control.queue[0];
+  if (!pending) return true;
+  if (error) {
+    // tmux skips the rest of a command list after an error.
+    control.queue.shift();
+    pending.reject(errorFromStderr(ended.lines.join("\n"), []));
+    return true;
+  }
+  if (pending.remaining % 2 === 0) {
+    pending.remaining--;
+    // Never a silent part of an answer: refused once the rest of the list has come.
+    pending.cut ||= ended.cut && pending.maxLineBytes === null;
+    pending.bytes += ended.bytes;
+    pending.over ||= ended.over || pending.bytes > MAX_ANSWER_BYTES;
+    // Not push(...lines): a capture of a long history has more lines than a call has room for
+    // arguments.
+    if (ended.lines.length > 0 && !pending.over) {
+      pending.output.push(`${ended.lines.join("\n")}\n`);
+    }
+    return true;
+  }
+  // A command that `if-shell -F` ran comes as a block of its own, after the if-shell's and
+  // before the nonce's: one with no output (ours set options) is let by.
+  if (ended.lines.length === 0) return true;
+  pending.remaining--;
+  if (ended.lines.length !== 1 || ended.lines[0] !== pending.nonce) return false;
+  if (pending.remaining > 0) return true;
+  control.queue.shift();
+  if (pending.over) pending.reject(tooLarge());
+  else if (pending.cut) pending.reject(lineTooLong());
+  else pending.resolve(pending.output.join(""));
+  return true;
+}
+
 async function readLoop(
   control: Control,
   started: StartedClient,
@@ -208,41 +248,10 @@ async function readLoop(
       }
       const ended = block;
       block = null;
-      if (!ended.mine) continue;
-      const pending = control.queue[0];
-      if (!pending) continue;
-      if (fields[0] === "%error") {
-        // tmux skips the rest of a command list after an error.
-        control.queue.shift();
-        pending.reject(errorFromStderr(ended.lines.join("\n"), []));
-        continue;
-      }
-      if (pending.remaining % 2 === 0) {
-        pending.remaining--;
-        // Never a silent part of an answer: refused once the rest of the list has come.
-        pending.cut ||= ended.cut && pending.maxLineBytes === null;
-        pending.bytes += ended.bytes;
-        pending.over ||= ended.over || pending.bytes > MAX_ANSWER_BYTES;
-        // Not push(...lines): a capture of a long history has more lines than a call has room
-        // for arguments.
-        if (ended.lines.length > 0 && !pending.over) {
-          pending.output.push(`${ended.lines.join("\n")}\n`);
-        }
-        continue;
-      }
-      // A command that `if-shell -F` ran comes as a block of its own, after the if-shell's and
-      // before the nonce's: one with no output (ours set options) is let by.
-      if (ended.lines.length === 0) continue;
-      pending.remaining--;
-      if (ended.lines.length !== 1 || ended.lines[0] !== pending.nonce) {
+      if (ended.mine && !answered(control, ended, fields[0] === "%error")) {
         forged(control, hooks.end);
         break;
       }
-      if (pending.remaining > 0) continue;
-      control.queue.shift();
-      if (pending.over) pending.reject(tooLarge());
-      else if (pending.cut) pending.reject(lineTooLong());
-      else pending.resolve(pending.output.join(""));
     }
   } catch {
     // The pipe broke: treated as the client exiting.

@@ -124,6 +124,34 @@ export async function tapOutput(
 }
 
 /**
+ * Resolves once the pane's watcher sees its line editor switch again (either way), its watcher
+ * goes, or `signal` aborts: what a wait for the editor to read again waits on, instead of looking
+ * again and again.
+ */
+export function lineEditorReported(
+  socket: WatchedSocket,
+  target: { sessionId: string; paneId: string },
+  signal: AbortSignal,
+): Promise<void> {
+  const watcher = socket.watchers?.live.get(keyOf(socket, target.sessionId));
+  if (watcher?.alive !== true || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      watcher.editorReported.delete(reported);
+      watcher.onGone.delete(done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const reported = (paneId: string): void => {
+      if (paneId === target.paneId) done();
+    };
+    watcher.editorReported.add(reported);
+    watcher.onGone.add(done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
  * Whether a line editor (bash's readline, zsh's zle: any that switches bracketed paste on while it
  * reads) is reading a command line in the pane, as far as a watcher attached to its session has
  * seen: "reading", "not_reading" (it accepted a line and a program has the terminal since), or

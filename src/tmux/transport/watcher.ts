@@ -49,6 +49,8 @@ export interface Watcher {
    * Known only for what this watcher saw since it attached.
    */
   lineEditor: Map<string, boolean>;
+  /** Called with the pane each time its line editor is seen switching (see `lineEditor`). */
+  editorReported: Set<(paneId: string) => void>;
   /** Per followed pane, the end of its last `%output` line (see `lineEditorSeen`). */
   editorTails: Map<string, Uint8Array>;
   /** Panes a call has followed through this watcher: their output keeps coming. */
@@ -158,7 +160,10 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
     const data = line.subarray(space + 1);
     const seen = lineEditorSeen(watcher.editorTails.get(pane), data);
     watcher.editorTails.set(pane, seen.tail);
-    if (seen.reading !== null) watcher.lineEditor.set(pane, seen.reading);
+    if (seen.reading !== null) {
+      watcher.lineEditor.set(pane, seen.reading);
+      for (const reported of watcher.editorReported) reported(pane);
+    }
     const listeners = watcher.listeners.get(pane);
     if (!listeners || listeners.size === 0) return;
     if (watcher.scratch.length < data.length) watcher.scratch = new Uint8Array(data.length);
@@ -198,6 +203,7 @@ export async function start(
     ready: null,
     idle: undefined,
     lineEditor: new Map(),
+    editorReported: new Set(),
     editorTails: new Map(),
     followed: new Set(),
     paused: new Set(),
