@@ -22,11 +22,11 @@ import type { RunResult } from "./types.ts";
 import type { WaitOutcome } from "./wait.ts";
 
 /** The line a POSIX shell is typed: a call of the run function, defined first as `define` says. */
-function posixLine(
+async function posixLine(
   attempt: Attempt,
   define: TypedLineOptions["define"],
   inline: boolean,
-): Promise<string> | string {
+): Promise<string> {
   const { request } = attempt;
   const build = (source: TypedLineOptions["source"]) =>
     buildTypedLine({
@@ -41,7 +41,7 @@ function posixLine(
       source,
     });
   if (inline) return build({ inline: request.command });
-  return commandDigest(request.command).then((sha256) => build({ sha256 }));
+  return build({ sha256: await commandDigest(request.command) });
 }
 
 /** A launched shell's run: fetched by its `$TMUX` when `bootstrap` is null. */
@@ -63,7 +63,7 @@ function launcherOf(
   }, { bootstrap, suppressHistory: request.suppressHistory });
 }
 
-/** The key under which a launched shell is remembered to need the socket's line. */
+/** What the runner keeps for a pane whose launched shell needs the socket's line (its process). */
 function socketLineMark(attempt: Attempt): string {
   return `socket:${attempt.pane.anchor.pid}`;
 }
