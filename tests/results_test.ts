@@ -3,12 +3,16 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import type { RunResult } from "../src/tmux/mod.ts";
-import { type Connection, INITIALIZE_REQUEST, textOf, withServer } from "./helpers/mcp.ts";
+import {
+  type Connection,
+  INITIALIZE_REQUEST,
+  serverCommand,
+  textOf,
+  withServer,
+} from "./helpers/mcp.ts";
 import { readPage } from "./helpers/output.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 import { RUN_DEFAULTS } from "../src/tools/run_defaults.ts";
-
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /** What a client of the SDK caps at (it closes the connection beyond 10 MiB); ours are far below. */
 const MESSAGE_MAX = 32 * 1024;
@@ -191,16 +195,10 @@ Deno.test("a timed-out run's output is read while it still runs, and wait_for_co
 
 Deno.test("a small run's structured half leaves out the fields at their default or told by the rest (10x its text before, 2x now)", async () => {
   const tmux = await startTmux();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      "--allow-run=tmux",
-      MAIN,
-      "--socket-name",
-      tmux.socketName,
-    ],
+  // The wire, not the test client (which fills in what results leave out).
+  const [program, ...args] = serverCommand("stdio", { socketName: tmux.socketName });
+  const child = new Deno.Command(program, {
+    args,
     stdin: "piped",
     stdout: "piped",
     stderr: "null",

@@ -21,7 +21,6 @@ import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
-import { withoutDefaults } from "./run_defaults.ts";
 import { deadline } from "../util/mod.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
 
@@ -94,11 +93,11 @@ export interface ToolSpec<I extends ZodRawShape, O extends ZodRawShape, T extend
   /** Its results carry pane text, up to the output ceiling: clients are told how large. */
   paneText?: boolean;
   /**
-   * Output fields left out of `structuredContent` when they hold these values (the outputSchema
-   * gives each as its default).
+   * Output fields the outputSchema marks optional with these defaults: `lean` leaves them out of
+   * `structuredContent` when they hold them.
    */
   defaults?: Readonly<Record<string, unknown>>;
-  /** What `structuredContent` carries of a result (default: the result without its defaults). */
+  /** What `structuredContent` carries of a result (default: all of it). */
   lean?(result: Infer<ZodObject<O>>): Record<string, unknown>;
   /** Does the call. */
   run(args: Infer<ZodObject<I>>, call: ToolCall<T>): Promise<Infer<ZodObject<O>>>;
@@ -341,8 +340,7 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
               ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
               : text,
           }],
-          structuredContent: spec.lean?.(value) ??
-            (spec.defaults ? withoutDefaults(value, spec.defaults) : value),
+          structuredContent: spec.lean?.(value) ?? value,
         };
       })
     );

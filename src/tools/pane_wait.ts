@@ -16,13 +16,14 @@ import {
   type ZodOptional,
   type ZodString,
 } from "../deps.ts";
-import { cutLine, TmuxError, type TmuxSocket, waitForText } from "../tmux/mod.ts";
+import { cutLine, TmuxError, type TmuxSocket, WAIT_OUTCOMES, waitForText } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { type Extra, progressNotifier } from "./define.ts";
 import { paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
 import { timeoutSchema } from "./schemas.ts";
 
-const patternsSchema = z.array(z.string().min(1).max(1000)).max(20);
+/** Patterns a wait ends at: up to 20, each up to 1000 characters. */
+export const patternsSchema: ZodArray<ZodString> = z.array(z.string().min(1).max(1000)).max(20);
 
 const PROMPTS = "python, node, psql, sqlite3, gdb, pdb, irb, a shell";
 
@@ -59,15 +60,7 @@ export const sendWaitSchema: ZodOptional<
 
 /** The fields of a wait's result. */
 export const waitOutput = {
-  outcome: z.enum([
-    "matched",
-    "stopped",
-    "prompt",
-    "quiet",
-    "exited",
-    "timeout",
-    "alternate_screen",
-  ]).describe("how the wait ended"),
+  outcome: z.enum(WAIT_OUTCOMES).describe("how the wait ended"),
   pattern: z.string().nullable().describe("the pattern that matched or stopped it"),
   line: z.string().nullable().describe("the line it matched"),
   prompt: z.string().nullable().describe("the prompt row that ended it (>>>, sqlite>...)"),

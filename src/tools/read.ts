@@ -18,7 +18,7 @@ import {
 import { budgetOf } from "./context.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
 import { paneText, paneTextOutput, renderPaneText } from "./pane_text.ts";
-import { renderWait, waitOnPane, waitOutput, waitUntilShape } from "./pane_wait.ts";
+import { patternsSchema, renderWait, waitOnPane, waitOutput, waitUntilShape } from "./pane_wait.ts";
 import {
   caseSensitiveSchema,
   maxLinesSchema,
@@ -215,7 +215,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
     input: {
       ...paneSpecShape,
       ...waitUntilShape,
-      stop_patterns: z.array(z.string().min(1).max(1000)).max(20).default([]).describe(
+      stop_patterns: patternsSchema.default([]).describe(
         "end the wait as stopped (an error, say)",
       ),
       regex: z.boolean().default(false).describe("patterns are RE2 regular expressions"),

@@ -16,6 +16,7 @@ export { type Snapshot, snapshotPane } from "./snapshot.ts";
 export { type CaptureOptions, capturePane, captureSince, type SinceResult } from "./capture.ts";
 export {
   compilePatterns,
+  WAIT_OUTCOMES,
   waitForText,
   type WaitTextOptions,
   type WaitTextResult,

@@ -11,7 +11,7 @@ import { captureSince, screenRows } from "./capture.ts";
 import { knownPrompt } from "./prompts.ts";
 import { classifyProcess } from "../run/shell.ts";
 import { type Excerpt, ExcerptBuilder, type OutputBudget } from "./excerpt.ts";
-import { compileUserRegex } from "./regex.ts";
+import { compileUserRegex, type LinePattern } from "./regex.ts";
 import { queryPane } from "../objects/target.ts";
 import { watchOutput } from "../transport/watch.ts";
 import { MatchClock } from "./match_clock.ts";
@@ -77,25 +77,27 @@ export interface WaitTextResult {
   changed_rows: Array<{ row: number; text: string }> | null;
 }
 
+/** The ways a wait ends. */
+export const WAIT_OUTCOMES = [
+  "matched",
+  "stopped",
+  "prompt",
+  "quiet",
+  "exited",
+  "timeout",
+  "alternate_screen",
+] as const;
+
 /** How a wait ends. */
-export type WaitOutcome =
-  | "matched"
-  | "stopped"
-  | "prompt"
-  | "quiet"
-  | "exited"
-  | "timeout"
-  | "alternate_screen";
+export type WaitOutcome = typeof WAIT_OUTCOMES[number];
 
 /** How long the pane must be still before the cursor's row is taken for a prompt. */
 const PROMPT_SETTLE_MS = 150;
 
 /** A compiled pattern, with the text it was compiled from. */
-export interface SourcePattern {
+export interface SourcePattern extends LinePattern {
   /** The pattern as the caller wrote it. */
   source: string;
-  /** Whether a line matches it. */
-  test(line: string): boolean;
 }
 
 /** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
