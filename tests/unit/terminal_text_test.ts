@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../deps.ts";
 import { LineReducer, LONG_LINE } from "../../src/tmux/run/terminal_text.ts";
+import { REWRITE_CREDIT_MAX, REWRITE_PER_CHAR } from "../../src/tmux/run/rows_above.ts";
 import { unescapeOutput } from "../../src/tmux/transport/watcher.ts";
 
 function reduce(text: string) {
@@ -160,4 +161,29 @@ Deno.test("LineReducer: curl's meter and bar, as recorded (curl 8, -o /dev/null 
   assertEquals(reduce(meter).lines.length, 3);
   const bar = "\r#####" + " ".repeat(70) + "6.9%\r" + "#".repeat(72) + " 100.0%\n";
   assertEquals(reduce(bar).lines, ["#".repeat(72) + " 100.0%"]);
+});
+
+Deno.test("LineReducer: rewrites pass on at most a bounded multiple of the output (a pane cannot make a few bytes cost a window each)", () => {
+  let rewritten = 0;
+  const lines: string[] = [];
+  const reducer = new LineReducer({
+    line: (line) => lines.push(line),
+    longText: () => {},
+    longEnd: () => {},
+    rewrite: (rows) => rewritten += rows.reduce((sum, row) => sum + row.length + 1, 0),
+  });
+  const window = ("y".repeat(4000) + "\n").repeat(64);
+  // Up to the first of 64 long lines and back, 200 times: 256 KB rewritten each time, unbounded.
+  const moves = "\x1b[64AX\x1b[64B".repeat(200);
+  reducer.push(window);
+  reducer.push(moves);
+  reducer.push("\r\x1b[Kdone\n");
+  assert(
+    rewritten <= REWRITE_CREDIT_MAX + REWRITE_PER_CHAR * (window.length + moves.length),
+    `${rewritten} characters rewritten for ${window.length + moves.length} of output`,
+  );
+  // The output goes on: what is not rewritten stays as first shown.
+  assertEquals([lines.length, lines.at(-1)], [65, "done"]);
+  // An ordinary rewrite still goes through once the window is let go and built again.
+  assertEquals(reduce("a\nb\n\x1b[2Ax\x1b[2B\n").lines, ["x", "b", ""]);
 });

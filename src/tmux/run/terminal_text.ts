@@ -17,6 +17,7 @@
  */
 
 import { lineBytes } from "../read/excerpt.ts";
+import { RowsAbove } from "./rows_above.ts";
 
 /** Where a reducer's lines go. */
 export interface LineSink {
@@ -29,10 +30,6 @@ export interface LineSink {
   /** The last `lines.length` lines passed on were rewritten: these are their new texts. */
   rewrite(lines: string[]): void;
 }
-
-/** Lines passed on that a move up can still reach, and the characters they may hold together. */
-export const REWRITE_ROWS = 64;
-const REWRITE_CHARS = 256 * 1024;
 
 /** Characters a line may reach before it is passed on in pieces. */
 export const LONG_LINE = 64 * 1024;
@@ -96,15 +93,14 @@ export class LineReducer {
   #sequence = "";
   #alternate = false;
   #usedAlternate = false;
-  /** The last lines passed on (oldest first), for a move up to rewrite. */
-  #above: string[] = [];
-  #aboveChars = 0;
+  /** The last lines passed on, for a move up to rewrite. */
+  #above = new RowsAbove();
   /** Rows above the bottom line the cursor is on; while above, `#line` is that row's text. */
   #up = 0;
   /** The bottom line, put aside while the cursor is above it (the column goes with the cursor). */
   #bottom = "";
-  /** Index in `#above` of the first row rewritten since the cursor left the bottom, or null. */
-  #changedFrom: number | null = null;
+  /** How far above the bottom the highest row rewritten since the cursor left it is (0: none). */
+  #changedUp = 0;
 
   /** A reducer passing its lines to `sink`. */
   constructor(sink: LineSink) {
@@ -118,6 +114,7 @@ export class LineReducer {
 
   /** Feeds more text (decoded output, cut anywhere). */
   push(text: string): void {
+    this.#above.earn(text.length);
     for (let i = 0; i < text.length;) {
       if (this.#state === "text") {
         // Plain text, the bulk of any output, is written a run at a time.
@@ -289,11 +286,10 @@ export class LineReducer {
     const long = this.#long;
     if (long === null) {
       this.#sink.line(this.#line);
-      this.#keepAbove(this.#line);
+      this.#above.push(this.#line);
     } else {
       // A long line is passed on in pieces: no move up rewrites it, or what it follows.
-      this.#above = [];
-      this.#aboveChars = 0;
+      this.#above.clear();
       this.#passOn(long);
       this.#sink.longEnd({
         head: long.head,
@@ -336,15 +332,6 @@ export class LineReducer {
     }
   }
 
-  /** Keeps a line passed on within reach of a move up. */
-  #keepAbove(line: string): void {
-    this.#above.push(line);
-    this.#aboveChars += line.length;
-    while (this.#above.length > REWRITE_ROWS || this.#aboveChars > REWRITE_CHARS) {
-      this.#aboveChars -= this.#above.shift()!.length;
-    }
-  }
-
   /** The cursor goes `n` rows up, as far as the lines kept reach; the column stays. */
   #moveUp(n: number): void {
     if (this.#alternate || this.#long !== null) return;
@@ -353,7 +340,7 @@ export class LineReducer {
     if (this.#up === 0) this.#bottom = this.#line;
     else this.#putRow();
     this.#up = to;
-    this.#line = this.#above[this.#above.length - to];
+    this.#line = this.#above.get(to);
   }
 
   /**
@@ -365,25 +352,23 @@ export class LineReducer {
     this.#putRow();
     this.#up = Math.max(0, this.#up - n);
     if (this.#up > 0) {
-      this.#line = this.#above[this.#above.length - this.#up];
+      this.#line = this.#above.get(this.#up);
       return;
     }
     this.#line = this.#bottom;
-    if (this.#changedFrom !== null) {
-      this.#sink.rewrite(this.#above.slice(this.#changedFrom));
-      this.#changedFrom = null;
-    }
+    if (this.#changedUp === 0) return;
+    const rows = this.#above.rewrite(this.#changedUp);
+    this.#changedUp = 0;
+    if (rows !== null) this.#sink.rewrite(rows);
   }
 
   /** The row above the cursor is on changes. */
   #rowChanged(): void {
-    this.#changedFrom = Math.min(this.#changedFrom ?? Infinity, this.#above.length - this.#up);
+    this.#changedUp = Math.max(this.#changedUp, this.#up);
   }
 
   /** Puts the row the cursor is on back among the lines above. */
   #putRow(): void {
-    const index = this.#above.length - this.#up;
-    this.#aboveChars += this.#line.length - this.#above[index].length;
-    this.#above[index] = this.#line;
+    this.#above.set(this.#up, this.#line);
   }
 }
