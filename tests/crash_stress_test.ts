@@ -6,7 +6,7 @@
 
 import { assert, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
-import type { TestTmux } from "./helpers/tmux.ts";
+import { type TestTmux, waitForPrompt } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -131,6 +131,22 @@ Deno.test("respawn_pane of a pane printing as fast as it can while a wait follow
       await call(conn, "respawn_pane", { pane_id: pane, kill: true, command: SHELL });
       await waiting;
       await alive(tmux, `round ${round}`);
+    }
+  });
+});
+
+Deno.test("the user's own respawn-pane of a pane printing after a run_command, no call in flight", async () => {
+  await withServer("stdio", OPTIONS, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    for (let round = 1; round <= ROUNDS; round++) {
+      // The run leaves the pane known to the server's watcher; what follows is none of its calls.
+      await echo(conn, pane, `r${round}`);
+      await tmux.run("send-keys", "-t", pane, "yes respawn-flood", "Enter");
+      await new Promise((r) => setTimeout(r, 200));
+      // A person's key binding, or a script: tmux's own respawn, not the server's guarded one.
+      await tmux.run("respawn-pane", "-k", "-t", pane, SHELL).catch(() => {});
+      await alive(tmux, `round ${round}`);
+      await waitForPrompt(tmux.socketName, pane);
     }
   });
 });

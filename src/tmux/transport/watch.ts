@@ -14,6 +14,7 @@ import {
   type OutputListener,
   pausePane,
   roundTrip,
+  startGrace,
   stop,
   type WatchedSocket,
   type Watcher,
@@ -43,26 +44,32 @@ async function join(
   // Not while the pane is held (being respawned): it is to stay paused until then.
   const held = keyOf(socket, target.paneId);
   while (pool.held.has(held)) await pool.held.get(held);
-  own.followed.add(target.paneId);
-  if (own.paused.has(target.paneId)) {
-    // Its output is sent from here on once the watcher has answered.
-    pausePane(own, target.paneId, false);
-    if (!await roundTrip(own)) return null;
-  }
   clearTimeout(own.idle);
   own.users++;
+  // Listened to before it is followed: output of a followed pane nobody listens to pauses it.
   const set = own.listeners.get(target.paneId) ?? new Set();
   set.add(listener);
   own.listeners.set(target.paneId, set);
+  own.grace.delete(target.paneId);
+  own.followed.add(target.paneId);
   let left = false;
   const leave = () => {
     if (left) return;
     left = true;
     set.delete(listener);
+    if (set.size === 0) startGrace(own, target.paneId);
     if (--own.users > 0) return;
     own.lastUsed = Date.now();
     own.idle = setTimeout(() => stop(socket, pool, own), LINGER_MS);
   };
+  // Its output is sent from here on once the watcher has answered.
+  if (own.paused.has(target.paneId)) {
+    pausePane(own, target.paneId, false);
+    if (!await roundTrip(own)) {
+      leave();
+      return null;
+    }
+  }
   return { watcher: own, leave };
 }
 

@@ -53,8 +53,18 @@ export interface Watcher {
   editorReported: Set<(paneId: string) => void>;
   /** Per followed pane, the end of its last `%output` line (see `lineEditorSeen`). */
   editorTails: Map<string, Uint8Array>;
-  /** Panes a call has followed through this watcher: their output keeps coming. */
+  /**
+   * Panes a call follows through this watcher, or followed a moment ago (see `grace`): their
+   * output keeps coming.
+   */
   followed: Set<string>;
+  /**
+   * Per followed pane that nobody listens to any more, how much more of its output the watcher
+   * reads (for its line editor's state, the prompt after a run) before it pauses the pane: tmux
+   * before 3.8 crashes when a pane is respawned with output still queued for a control client,
+   * so output nobody needs is not let queue.
+   */
+  grace: Map<string, { bytes: number; until: number }>;
   /**
    * Panes this watcher paused (`refresh-client -A %N:pause`, tmux 3.2 on): nobody follows them,
    * and tmux sends a control client every byte of every pane of its session, holding all of them
@@ -102,6 +112,13 @@ const OUTPUT_PREFIX = encoder.encode("%output %");
  */
 export const LINGER_MS = 10 * 60_000;
 
+/**
+ * What a followed pane may still write once its last listener has left, and for how long, before
+ * it is paused: a prompt, not a flood (a person's `respawn-pane` then meets nothing queued).
+ */
+const GRACE_BYTES = 4096;
+const GRACE_MS = 2000;
+
 /** How long a new watcher may take to answer its first command. */
 const READY_MS = 2000;
 
@@ -148,6 +165,33 @@ export function pausePane(watcher: Watcher, paneId: string, pause: boolean): voi
     .catch(() => {});
 }
 
+/** Starts a pane's grace: its last listener has left (see {@linkcode Watcher.grace}). */
+export function startGrace(watcher: Watcher, paneId: string): void {
+  watcher.grace.set(paneId, { bytes: GRACE_BYTES, until: Date.now() + GRACE_MS });
+}
+
+/**
+ * Stops following a pane nobody listens to: paused, so tmux drops what it queued, and what the
+ * watcher knew of its line editor forgotten (it no longer sees it switch).
+ */
+function letGo(watcher: Watcher, paneId: string): void {
+  watcher.followed.delete(paneId);
+  watcher.grace.delete(paneId);
+  watcher.lineEditor.delete(paneId);
+  watcher.editorTails.delete(paneId);
+  pausePane(watcher, paneId, true);
+  for (const reported of watcher.editorReported) reported(paneId);
+}
+
+/** Whether output of `size` bytes from a followed pane is still read (see `grace`). */
+function heard(watcher: Watcher, paneId: string, size: number): boolean {
+  if ((watcher.listeners.get(paneId)?.size ?? 0) > 0) return true;
+  const grace = watcher.grace.get(paneId);
+  if (grace === undefined || Date.now() > grace.until || grace.bytes < size) return false;
+  grace.bytes -= size;
+  return true;
+}
+
 function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (startsWith(line, OUTPUT_PREFIX)) {
     const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
@@ -158,6 +202,7 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
       return;
     }
     const data = line.subarray(space + 1);
+    if (!heard(watcher, pane, data.length)) return letGo(watcher, pane);
     const seen = lineEditorSeen(watcher.editorTails.get(pane), data);
     watcher.editorTails.set(pane, seen.tail);
     if (seen.reading !== null) {
@@ -206,6 +251,7 @@ export async function start(
     editorReported: new Set(),
     editorTails: new Map(),
     followed: new Set(),
+    grace: new Map(),
     paused: new Set(),
   };
   (async () => {

@@ -1,7 +1,7 @@
 /**
  * The watchers of one owner: one per session in use, started rarely. Control clients that come and
  * go crash tmux 3.2 to 3.6b (see gate.ts), so watchers start and end through the socket's gate, stay
- * ten minutes after their last use (the panes are followed between calls), an idle one is switched
+ * ten minutes after their last use (a pane only while a call needs it, and the prompt after), an idle one is switched
  * to the session a call needs rather than a new one started, a kill moves them off the sessions it
  * ends, and at most {@linkcode WATCHERS_MAX} are kept per socket; {@linkcode closeWatcherPool}
  * ends them all.
@@ -128,6 +128,7 @@ export async function whilePaneHeld<T>(
     const mine = watchersOf(socket, pool).filter((watcher) => watcher.alive);
     await Promise.all(mine.map((watcher) => {
       watcher.followed.delete(paneId);
+      watcher.grace.delete(paneId);
       pausePane(watcher, paneId, true);
       return roundTrip(watcher);
     }));
@@ -165,6 +166,7 @@ async function repoint(
   watcher.lineEditor.clear();
   watcher.editorTails.clear();
   watcher.followed.clear();
+  watcher.grace.clear();
   for (const gone of watcher.onGone) gone();
   watcher.onGone.clear();
   try {
