@@ -16,6 +16,7 @@ import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
 import { fanOutFlood, rssMB } from "./bench_fanout_flood.ts";
+import { craftedOutput } from "./bench_crafted.ts";
 import { countingProgram, median, time } from "./stats.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
@@ -375,6 +376,7 @@ try {
 
   await conn.close();
   await floods(tmuxServer);
+  craftedOutput(report, { megabytes: values.quick ? 0.2 : 1 });
   // 16 panes printing 20 MB each at once (4 in --quick), on a fresh server.
   await fanOutFlood(tmuxServer, report, {
     program: SHIPPED,

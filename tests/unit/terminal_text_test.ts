@@ -187,3 +187,29 @@ Deno.test("LineReducer: rewrites pass on at most a bounded multiple of the outpu
   // An ordinary rewrite still goes through once the window is let go and built again.
   assertEquals(reduce("a\nb\n\x1b[2Ax\x1b[2B\n").lines, ["x", "b", ""]);
 });
+
+Deno.test("LineReducer: a move past a line's end puts no more blanks than output paid for", () => {
+  // Ten bytes a line, each asking for column 65,000: the log would store 6.5 GB for 100 kB.
+  const crafted = "\x1b[65000Gx\n".repeat(10_000);
+  const { lines } = reduce(crafted);
+  assertEquals(lines.length, 10_000);
+  assert(lines.every((line) => line.endsWith("x") && line.trim() === "x"));
+  const chars = lines.reduce((sum, line) => sum + line.length, 0);
+  // The first line may reach far (a wide terminal's table); then a character earns one blank.
+  assert(chars <= 64 * 1024 + 2 * crafted.length, `${chars} characters`);
+  // Within what is paid for, the gap is as the terminal shows it.
+  assertEquals(reduce("ab\x1b[6Gc\n").lines, ["ab   c"]);
+});
+
+Deno.test("LineReducer: a line rebuilt in place more than output paid for is appended to", () => {
+  // Each `\rx` over a 60,000-character line copied it whole: three bytes for 60,000 characters.
+  const line = "y".repeat(60_000);
+  const rewrites = 1000;
+  const { lines } = reduce(line + "\rx".repeat(rewrites) + "\n");
+  assertEquals(lines.length, 1);
+  // The first rewrites are paid for, and done as a terminal does; the rest append.
+  assert(/^xy+x+$/.test(lines[0]), lines[0].slice(0, 9));
+  assert(lines[0].length > line.length && lines[0].length < line.length + rewrites);
+  // Ordinary overwriting is untouched.
+  assertEquals(reduce("50%\r100%\n").lines, ["100%"]);
+});

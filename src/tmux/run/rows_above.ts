@@ -5,6 +5,8 @@
  * @module
  */
 
+import { Credit } from "./credit.ts";
+
 /** Lines passed on that a move up can still reach, and the characters they may hold together. */
 const REWRITE_ROWS = 64;
 const REWRITE_CHARS = 256 * 1024;
@@ -26,7 +28,11 @@ export class RowsAbove {
   #rows: string[] = [];
   #chars = 0;
   /** Characters rewrites may still pass on. */
-  #credit = REWRITE_CHARS;
+  #credit = new Credit({
+    start: REWRITE_CHARS,
+    perChar: REWRITE_PER_CHAR,
+    max: REWRITE_CREDIT_MAX,
+  });
 
   /** How many lines are within reach. */
   get length(): number {
@@ -35,7 +41,7 @@ export class RowsAbove {
 
   /** Output came: rewrites may pass on more. */
   earn(chars: number): void {
-    this.#credit = Math.min(REWRITE_CREDIT_MAX, this.#credit + chars * REWRITE_PER_CHAR);
+    this.#credit.earn(chars);
   }
 
   /** A line passed on, kept within reach (the oldest go past the bounds). */
@@ -72,11 +78,10 @@ export class RowsAbove {
   rewrite(up: number): string[] | null {
     const rows = this.#rows.slice(this.#rows.length - up);
     const cost = rows.reduce((sum, row) => sum + row.length + 1, 0);
-    if (cost > this.#credit) {
+    if (!this.#credit.spend(cost)) {
       this.clear();
       return null;
     }
-    this.#credit -= cost;
     return rows;
   }
 }

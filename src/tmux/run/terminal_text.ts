@@ -11,12 +11,15 @@
  * it). Lines go to a sink as
  * they end; nothing is kept here beyond the line being written, and a line longer than
  * {@linkcode LONG_LINE} characters is passed on in pieces as it grows (from then on it is only
- * appended to: carriage returns and erasing no longer apply to it). Pure.
+ * appended to: carriage returns and erasing no longer apply to it). What a few bytes can ask for is
+ * paid for by output ({@linkcode Credit}): blanks up to a far column, a line rebuilt in place (past
+ * that the line is only appended to, as a long one), rewrites of the lines above. Pure.
  *
  * @module
  */
 
 import { lineBytes } from "../read/excerpt.ts";
+import { Credit } from "./credit.ts";
 import { RowsAbove } from "./rows_above.ts";
 
 /** Where a reducer's lines go. */
@@ -31,12 +34,30 @@ export interface LineSink {
   rewrite(lines: string[]): void;
 }
 
+/**
+ * Blanks a move past a line's end may put before the next character, for each character of
+ * output, and at first and at most: `ESC [ 65000 G x` would otherwise make ten bytes a line of
+ * 65,000 characters for the log to store. Past what is in hand the gap is narrower.
+ */
+const GAP_CREDIT = { start: 64 * 1024, perChar: 1, max: 64 * 1024 };
+
+/**
+ * Characters of a line rebuilt in place (a character written before its end, an erase) for each
+ * character of output, and at first and at most: a carriage return and one character over a line
+ * of 60,000 would otherwise copy it whole for three bytes. Past what is in hand the line is only
+ * appended to until it ends, as a long one is.
+ */
+const EDIT_CREDIT = { start: 1024 * 1024, perChar: 64, max: 4 * 1024 * 1024 };
+
 /** Characters a line may reach before it is passed on in pieces. */
 export const LONG_LINE = 64 * 1024;
 
 /** Characters of a long line's start and end kept for an excerpt of it. */
 const LONG_HEAD = 32 * 1024;
 const LONG_TAIL = 96 * 1024;
+
+/** Characters of a long line's tail below which its latest piece takes more text. */
+const TAIL_PIECE = 1024;
 
 /** Characters of a long line collected before they are passed on. */
 const LONG_PIECE = 16 * 1024;
@@ -101,6 +122,12 @@ export class LineReducer {
   #bottom = "";
   /** How far above the bottom the highest row rewritten since the cursor left it is (0: none). */
   #changedUp = 0;
+  /** Blanks before a character past a line's end, paid for by output (see `GAP_CREDIT`). */
+  #gaps = new Credit(GAP_CREDIT);
+  /** Lines rebuilt in place, paid for by output (see `EDIT_CREDIT`). */
+  #edits = new Credit(EDIT_CREDIT);
+  /** The line being written is only appended to until it ends: its edits were not paid for. */
+  #appendOnly = false;
 
   /** A reducer passing its lines to `sink`. */
   constructor(sink: LineSink) {
@@ -115,6 +142,8 @@ export class LineReducer {
   /** Feeds more text (decoded output, cut anywhere). */
   push(text: string): void {
     this.#above.earn(text.length);
+    this.#gaps.earn(text.length);
+    this.#edits.earn(text.length);
     for (let i = 0; i < text.length;) {
       if (this.#state === "text") {
         // Plain text, the bulk of any output, is written a run at a time.
@@ -212,7 +241,7 @@ export class LineReducer {
         this.#moveDown(1);
         this.#column = 0;
       }
-    } else if (this.#long !== null) {
+    } else if (this.#fixed) {
       return;
     } else if (char === "\r") {
       this.#column = 0;
@@ -227,20 +256,28 @@ export class LineReducer {
       this.#grow(text);
       return;
     }
+    const line = this.#line;
+    if (this.#column < line.length && !this.#edits.spend(line.length)) {
+      // Not paid for: a row above keeps its text, the bottom line is appended to from here on.
+      if (this.#up > 0) return;
+      this.#appendOnly = true;
+      this.#column = line.length;
+    }
     if (this.#up > 0) {
       // A row above is rewritten in place: it never grows long (what passes the limit is lost).
       this.#rowChanged();
       text = text.slice(0, Math.max(0, LONG_LINE - this.#column));
     }
-    const line = this.#line;
+    if (this.#column > line.length) {
+      this.#column = line.length + this.#gaps.take(this.#column - line.length);
+    }
     if (this.#column === line.length) {
       this.#line = line + text;
-    } else {
+    } else if (this.#column > line.length) {
       // Erased cells before the cursor read as spaces.
-      const before = line.length < this.#column
-        ? line + " ".repeat(this.#column - line.length)
-        : line.slice(0, this.#column);
-      this.#line = before + text + line.slice(this.#column + text.length);
+      this.#line = line + " ".repeat(this.#column - line.length) + text;
+    } else {
+      this.#line = line.slice(0, this.#column) + text + line.slice(this.#column + text.length);
     }
     this.#column += text.length;
     if (this.#line.length > LONG_LINE && this.#up === 0) this.#toLong();
@@ -266,7 +303,11 @@ export class LineReducer {
     const long = this.#long!;
     long.pending.push(text);
     long.pendingLength += text.length;
-    long.tail.push(text);
+    // Written a character at a time (each between escapes), pieces are merged: dropping the
+    // oldest of a hundred thousand one-character pieces made every character cost them all.
+    const last = long.tail.length - 1;
+    if (last >= 0 && long.tail[last].length < TAIL_PIECE) long.tail[last] += text;
+    else long.tail.push(text);
     long.tailLength += text.length;
     while (long.tailLength - long.tail[0].length >= LONG_TAIL) {
       long.tailLength -= long.tail.shift()!.length;
@@ -300,6 +341,12 @@ export class LineReducer {
     }
     this.#line = "";
     this.#column = 0;
+    this.#appendOnly = false;
+  }
+
+  /** Whether the line being written is only appended to: long, or its edits not paid for. */
+  get #fixed(): boolean {
+    return this.#long !== null || this.#appendOnly;
   }
 
   #csi(params: string, final: string): void {
@@ -314,11 +361,15 @@ export class LineReducer {
     } else if ("BE".includes(final) && !this.#alternate) {
       this.#moveDown(n);
       if (final === "E") this.#column = 0;
-    } else if ("CDG".includes(final) && !this.#alternate && this.#long === null) {
+    } else if ("CDG".includes(final) && !this.#alternate && !this.#fixed) {
       // Cursor forward, back, or to a column (1-based): where the next character goes.
       const column = final === "C" ? this.#column + n : final === "D" ? this.#column - n : n - 1;
       this.#column = Math.max(0, Math.min(column, LONG_LINE));
-    } else if (final === "K" && !this.#alternate && this.#long === null) {
+    } else if (final === "K" && !this.#alternate && !this.#fixed) {
+      if (!this.#edits.spend(this.#line.length)) {
+        if (this.#up === 0) this.#appendOnly = true;
+        return;
+      }
       if (this.#up > 0) this.#rowChanged();
       // Erase in line: from the cursor on (0), all of it (2), or up to the cursor (1).
       if (params === "" || params === "0") {
@@ -334,7 +385,7 @@ export class LineReducer {
 
   /** The cursor goes `n` rows up, as far as the lines kept reach; the column stays. */
   #moveUp(n: number): void {
-    if (this.#alternate || this.#long !== null) return;
+    if (this.#alternate || this.#fixed) return;
     const to = Math.min(this.#up + n, this.#above.length);
     if (to === this.#up) return;
     if (this.#up === 0) this.#bottom = this.#line;
