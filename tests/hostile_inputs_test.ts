@@ -248,3 +248,28 @@ Deno.test("a pattern costly for its text neither holds the thread nor runs past 
     );
   });
 });
+
+Deno.test("one long line under a costly pattern is refused before it is matched", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    // One 102,000-character line; RE2 pays about the program's size (4,002 here) per character.
+    const ran = await conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: tmux.paneId, command: "python3 -c \"print('aZ9' * 34000)\"" },
+    }) as CallToolResult;
+    const runId = String((ran.structuredContent as Record<string, unknown>).run_id);
+    assert(!ran.isError && runId !== "undefined", textOf(ran));
+    const found = await conn.client.callTool({
+      name: "read_command_output",
+      arguments: { run_id: runId, pattern: "(?i)(\\pL|\\pN){1,1000}#", regex: true },
+    }) as CallToolResult;
+    // Matched, the line would have held the one thread for about two seconds past the budget.
+    assertEquals(found.isError, true, textOf(found));
+    assertMatch(textOf(found), /too costly .* could take more than the 2 s a call may spend/);
+    // A plain pattern over the same line is matched as before.
+    const plain = await conn.client.callTool({
+      name: "read_command_output",
+      arguments: { run_id: runId, pattern: "aZ9aZ9#?", regex: true },
+    }) as CallToolResult;
+    assert(!plain.isError, textOf(plain));
+  });
+});

@@ -14,6 +14,12 @@ import { TmuxError } from "../errors.ts";
 export interface LinePattern {
   /** Whether the pattern matches anywhere in `line`. */
   test(line: string): boolean;
+  /**
+   * The most work matching may do per character, in steps of the match clock's measure:
+   * a regular expression's program size (RE2 keeps at most one thread per instruction), 1 for a
+   * literal text.
+   */
+  readonly steps: number;
 }
 
 /** Largest pattern accepted, in characters (RE2 compiles in time and memory bounded by it). */
@@ -38,5 +44,5 @@ export async function compileUserRegex(
         "(RE2 syntax: no backreferences or lookarounds)",
     );
   }
-  return { test: (line: string) => re.matcher(line).find() };
+  return { test: (line: string) => re.matcher(line).find(), steps: re.programSize() };
 }

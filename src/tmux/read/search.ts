@@ -61,7 +61,7 @@ export async function searchPanes(
     clock.start();
     for (let i = 0; i < lines.length; i++) {
       if (clock.due()) await clock.pause();
-      if (!test.test(lines[i])) continue;
+      if (!clock.test(test, lines[i])) continue;
       if (matches.length >= options.maxMatches) {
         return { matches, truncated: true, panes_searched: panes.length };
       }

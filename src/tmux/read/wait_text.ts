@@ -108,12 +108,13 @@ export async function compilePatterns(
   return await Promise.all(patterns.map(async (source) => {
     if (options.regex) {
       const re = await compileUserRegex(source, options);
-      return { source, test: (line: string) => re.test(line) };
+      return { source, test: (line: string) => re.test(line), steps: re.steps };
     }
     const needle = options.caseSensitive ? source : source.toLowerCase();
     return {
       source,
       test: (line: string) => (options.caseSensitive ? line : line.toLowerCase()).includes(needle),
+      steps: 1,
     };
   }));
 }
@@ -310,8 +311,8 @@ async function firstMatch(
   clock.start();
   for (const line of lines) {
     if (clock.due()) await clock.pause();
-    const stop = stops.find((p) => p.test(line));
-    const hit = stop ?? wanted.find((p) => p.test(line));
+    const stop = stops.find((p) => clock.test(p, line));
+    const hit = stop ?? wanted.find((p) => clock.test(p, line));
     if (hit) return { outcome: stop ? "stopped" : "matched", source: hit.source, line };
   }
   return null;

@@ -157,8 +157,8 @@ export async function searchRunOutput(
       found.lines_searched_in_part++;
     }
     const match = typeof entry === "string"
-      ? test.test(text)
-      : test.test(entry.head) || test.test(entry.tail);
+      ? clock.test(test, text)
+      : clock.test(test, entry.head) || clock.test(test, entry.tail);
     if (match) {
       found.match_count++;
       if (!full && !shown.add([...before, [n, text]], n)) {
