@@ -26,6 +26,14 @@ const WAITING = `tmux-mcp ${SERVER_INFO.version}: an MCP server, waiting for an 
   "stdin and stdout (a client starts it; see the README's client setup). To try it by hand: " +
   "npx @modelcontextprotocol/inspector <this command>. --help lists the flags; Ctrl-C ends it.";
 
+/** The token made for this start, and how a client is told it (printed once listening). */
+function tokenLines(url: string, token: string): string {
+  return `tmux-mcp: bearer token: ${token} (send "Authorization: Bearer <token>"; a new one each ` +
+    "start: --token-file keeps one)\n" +
+    `tmux-mcp: for example: claude mcp add --transport http tmux ${url} ` +
+    `--header "Authorization: Bearer ${token}"`;
+}
+
 async function main(args: string[]): Promise<number> {
   let start;
   try {
@@ -66,13 +74,13 @@ async function main(args: string[]): Promise<number> {
         port: start.http.port,
         token: start.http.token,
         sessionIdleSeconds: start.http.sessionIdleSeconds,
-        onListen: (url) => console.error(`tmux-mcp: listening on ${url}`),
+        // One write: whoever reads the address finds the token with it.
+        onListen: (url) =>
+          console.error(
+            `tmux-mcp: listening on ${url}` +
+              (start.http?.tokenGenerated ? `\n${tokenLines(url, start.http.token ?? "")}` : ""),
+          ),
       });
-      if (start.http.tokenGenerated) {
-        console.error(
-          `tmux-mcp: bearer token: ${start.http.token} (send "Authorization: Bearer <token>")`,
-        );
-      }
     } catch (error) {
       console.error(`tmux-mcp: ${listenError(error, start.http)}`);
       return 1;

@@ -17,7 +17,7 @@ export interface HttpConfig {
   host: string;
   /** The port to listen on (0: a free one). */
   port: number;
-  /** Bearer token every request must carry; null only on loopback. */
+  /** Bearer token every request must carry; null only on loopback, with `--no-token`. */
   token: string | null;
   /** True when the token was generated here and must be shown to the operator. */
   tokenGenerated: boolean;
@@ -193,7 +193,11 @@ export function configFromFlags(flags: Flags): StartConfig {
   let token = flags.token ??
     (flags.tokenFile === undefined ? undefined : readTokenFile(flags.tokenFile)) ??
     permittedEnv("TMUX_MCP_TOKEN") ?? null;
-  const tokenGenerated = token === null && flags.generateToken;
+  if (flags.noToken && (token !== null || flags.generateToken)) {
+    throw new Error("--no-token goes with no token: give one of them");
+  }
+  // Without a token every local account reaches a loopback address: one is made unless refused.
+  const tokenGenerated = token === null && !flags.noToken;
   if (tokenGenerated) token = generateToken();
   if (token !== null && !TOKEN.test(token)) {
     throw new Error(
@@ -202,8 +206,7 @@ export function configFromFlags(flags: Flags): StartConfig {
   }
   if (token === null && !isLoopback(host)) {
     throw new Error(
-      `refusing to serve HTTP on ${host} without a token: pass --token, set TMUX_MCP_TOKEN, ` +
-        "or use --generate-token",
+      `refusing to serve HTTP on ${host} without a token: --no-token is for loopback only`,
     );
   }
   const idleText = flags.sessionIdleSeconds ?? "1800";

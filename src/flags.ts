@@ -44,8 +44,10 @@ export interface Flags {
   token: string | undefined;
   /** `--token-file`: the file the HTTP bearer token is read from. */
   tokenFile: string | undefined;
-  /** `--generate-token`: make a random token and print it. */
+  /** `--generate-token`: make a random token and print it (what HTTP does without a token). */
   generateToken: boolean;
+  /** `--no-token`: serve HTTP on loopback without a token (any local account may use it). */
+  noToken: boolean;
   /** `--session-idle-seconds`: HTTP sessions idle this long are closed. */
   sessionIdleSeconds: string | undefined;
   /** `--audit-log`: one JSON line per tool call on stderr. */
@@ -95,11 +97,13 @@ Usage: tmux-mcp [options]
   --exclude-tools A,B        never offer these tools
   --with-tools A,B           also offer these tools besides the toolsets' (run_shell_command:
                              run_command with the libtmux generation's camelCase contract)
-  --token-file PATH          HTTP bearer token read from a file (needs --allow-read=PATH);
-                             required beyond loopback
+  --token-file PATH          HTTP bearer token read from a file (needs --allow-read=PATH)
   --token TOKEN              the token itself (env TMUX_MCP_TOKEN); visible to other users in ps,
                              so prefer --token-file or the environment variable
-  --generate-token           make a random token and print it to stderr
+  --generate-token           make a random token and print it to stderr: what HTTP does when no
+                             token is given
+  --no-token                 serve HTTP on loopback without a token: every local account,
+                             and every program of yours, can then run commands as you
   --session-idle-seconds N   close HTTP sessions idle this long (default 1800)
   --share-runs               let every HTTP session collect and read every run (by default a run
                              belongs to the MCP session that started it: others get not_found)
@@ -173,6 +177,7 @@ export function parseFlags(args: readonly string[]): Flags {
       token: { type: "string" },
       "token-file": { type: "string" },
       "generate-token": { type: "boolean" },
+      "no-token": { type: "boolean" },
       "session-idle-seconds": { type: "string" },
       "audit-log": { type: "boolean" },
       "no-control": { type: "boolean" },
@@ -208,6 +213,7 @@ export function parseFlags(args: readonly string[]): Flags {
     token: values.token,
     tokenFile: values["token-file"],
     generateToken: values["generate-token"] ?? false,
+    noToken: values["no-token"] ?? false,
     sessionIdleSeconds: values["session-idle-seconds"],
     auditLog: values["audit-log"] ?? false,
     noControl: values["no-control"] ?? false,

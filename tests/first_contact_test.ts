@@ -140,15 +140,16 @@ Deno.test("error replies name the request they answer whenever its id could be r
 
   await withServer("http", {}, async (conn) => {
     const url = conn.url!;
-    const noSession = await postMcp(url, {}, '{"jsonrpc":"2.0","id":9,"method":"tools/list"}');
+    const auth = { authorization: `Bearer ${conn.token}` };
+    const noSession = await postMcp(url, auth, '{"jsonrpc":"2.0","id":9,"method":"tools/list"}');
     assertEquals([noSession.status, (await noSession.json()).id], [400, 9]);
     const gone = await postMcp(
       url,
-      { "mcp-session-id": "no-such-session" },
+      { ...auth, "mcp-session-id": "no-such-session" },
       '{"jsonrpc":"2.0","id":"ten","method":"tools/list"}',
     );
     assertEquals([gone.status, (await gone.json()).id], [404, "ten"]);
-    const notJson = await postMcp(url, {}, "{");
+    const notJson = await postMcp(url, auth, "{");
     assertEquals([notJson.status, (await notJson.json()).id], [400, null]);
   });
 });

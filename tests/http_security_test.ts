@@ -56,7 +56,7 @@ async function statusWithHost(
 async function withHttp(
   args: string[],
   body: (conn: Connection, tmux: TestTmux, url: string) => Promise<void>,
-  headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
+  headers?: Record<string, string>,
 ): Promise<void> {
   const tmux = await startTmux();
   // A server that fails to start must not leave the tmux server behind.
@@ -90,11 +90,11 @@ Deno.test("a bearer token is required when set, compared exactly", async () => {
       arguments: { command: "echo authorized", pane_id: tmux.paneId },
     }) as CallToolResult;
     assertEquals((result.structuredContent as { output: string[] }).output, ["authorized"]);
-  });
+  }, { authorization: `Bearer ${TOKEN}` });
 });
 
 Deno.test("Host and Origin must name this server (DNS rebinding)", async () => {
-  await withHttp([], async (_conn, _tmux, url) => {
+  await withHttp(["--no-token"], async (_conn, _tmux, url) => {
     const port = new URL(url).port;
     const evilOrigin = await postMcp(url, { origin: "http://evil.example.com" });
     assertEquals(evilOrigin.status, 403);
@@ -105,11 +105,11 @@ Deno.test("Host and Origin must name this server (DNS rebinding)", async () => {
     const ownOrigin = await postMcp(url, { origin: `http://localhost:${port}` });
     assertEquals(ownOrigin.status, 200);
     await ownOrigin.body?.cancel();
-  }, {});
+  });
 });
 
 Deno.test("oversized bodies get 413 and idle sessions expire", async () => {
-  await withHttp(["--session-idle-seconds", "1"], async (_conn, _tmux, url) => {
+  await withHttp(["--no-token", "--session-idle-seconds", "1"], async (_conn, _tmux, url) => {
     const big = await postMcp(url, {}, JSON.stringify({ padding: "x".repeat(5 * 1024 * 1024) }));
     assertEquals(big.status, 413);
     await big.body?.cancel();
@@ -124,11 +124,11 @@ Deno.test("oversized bodies get 413 and idle sessions expire", async () => {
     }, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
     assertEquals(late.status, 404);
     await late.body?.cancel();
-  }, {});
+  });
 });
 
 Deno.test("sessions are capped: a new one closes the least recently used idle session", async () => {
-  await withHttp([], async (_conn, _tmux, url) => {
+  await withHttp(["--no-token"], async (_conn, _tmux, url) => {
     const ids: string[] = [];
     for (let i = 0; i < 70; i++) {
       const response = await postMcp(url, {});
@@ -148,7 +148,7 @@ Deno.test("sessions are capped: a new one closes the least recently used idle se
     assertEquals(await list(ids[0]), 404);
     assertEquals(await list(ids[5]), 404);
     assertEquals(await list(ids[69]), 200);
-  }, {});
+  });
 });
 
 /** Opens a connection, sends `data`, and resolves with what the server did within `ms`. */
@@ -168,7 +168,7 @@ async function slowPeer(url: string, data: string, ms: number): Promise<string> 
 }
 
 Deno.test("slow and idle peers cannot hold the server: the slowest make room, reads time-limited", async () => {
-  await withHttp([], async (conn, _tmux, url) => {
+  await withHttp(["--no-token"], async (conn, _tmux, url) => {
     const host = `Host: ${new URL(url).host}\r\n`;
     const slowHeaders = `POST /mcp HTTP/1.1\r\n${host}`;
     const slowBody = `POST /mcp HTTP/1.1\r\n${host}Content-Length: 100000\r\n\r\n{"jsonrpc"`;
@@ -184,7 +184,7 @@ Deno.test("slow and idle peers cannot hold the server: the slowest make room, re
     assertEquals(outcomes.filter((o) => o !== "closed"), [], "a slow peer was not closed");
     // Once they are gone, the client is served again.
     await conn.client.ping();
-  }, {});
+  });
 });
 
 /** Status of one initialize request on a connection of its own (not a pooled one). */
@@ -193,7 +193,7 @@ async function freshStatus(url: string, options?: SendOptions): Promise<number> 
 }
 
 Deno.test("a slowloris that reconnects cannot starve real clients", async () => {
-  await withHttp([], async (_conn, _tmux, url) => {
+  await withHttp(["--no-token"], async (_conn, _tmux, url) => {
     const port = Number(new URL(url).port);
     const partial = new TextEncoder().encode(
       `POST /mcp HTTP/1.1\r\nHost: ${new URL(url).host}\r\n`,
@@ -239,11 +239,11 @@ Deno.test("a slowloris that reconnects cannot starve real clients", async () => 
       for (const peer of peers) peer.close();
       await Promise.all(attackers);
     }
-  }, {});
+  });
 });
 
 Deno.test("cancelled calls end their responses: the connection cap is never reached", async () => {
-  await withHttp([], async (conn, _tmux, url) => {
+  await withHttp(["--no-token"], async (conn, _tmux, url) => {
     for (let i = 0; i < 150; i++) {
       const abort = new AbortController();
       const call = conn.client.callTool(
@@ -256,19 +256,37 @@ Deno.test("cancelled calls end their responses: the connection cap is never reac
     }
     assertEquals(await freshStatus(url), 200, "a new client was refused");
     await conn.client.ping();
-  }, {});
+  });
 });
 
-Deno.test("beyond loopback without a token the server refuses to start", async () => {
+Deno.test("beyond loopback the server never serves without a token", async () => {
   const { code, stderr } = await runServerToExit(["--allow-run=tmux", "--allow-net"], [
     "--http",
     "--host",
     "0.0.0.0",
     "--port",
     "0",
+    "--no-token",
   ]);
   assertEquals(code, 2);
   assertMatch(stderr, /refusing to serve HTTP on 0\.0\.0\.0 without a token/);
+});
+
+Deno.test("on loopback a token is made by default: a local process without it is refused", async () => {
+  // Any local account reaches 127.0.0.1; Host and Origin stop browsers, not processes.
+  await withHttp([], async (conn, _tmux, url) => {
+    const token = conn.token ?? "";
+    assertMatch(token, /^[0-9a-f]{64}$/);
+    assertMatch(
+      conn.stderr(),
+      /claude mcp add --transport http tmux \S+ --header "Authorization: Bearer [0-9a-f]{64}"/,
+    );
+    const port = new URL(url).port;
+    assertEquals(await statusWithHost(url, `127.0.0.1:${port}`), 401);
+    // The client given the printed token works.
+    const listed = await conn.client.listTools();
+    assert(listed.tools.length > 0);
+  });
 });
 
 Deno.test("--generate-token prints a token that then works", async () => {
@@ -356,4 +374,134 @@ Deno.test("a token from --token-file keeps it out of argv; a blank token is refu
   } finally {
     await Deno.remove(file);
   }
+});
+
+/** The server process's resident memory in MB (tests read /proc). */
+async function rssMB(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? "0") / 1024;
+}
+
+/**
+ * Sends a request head and then `body` in pieces over plain TCP, reading the answer meanwhile;
+ * the status line's code and its text (the server may answer, and close, before all is sent).
+ */
+async function rawRequest(
+  url: string,
+  head: string[],
+  body: Iterable<Uint8Array>,
+): Promise<{ status: number; text: string }> {
+  const port = Number(new URL(url).port);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const answer = (async () => {
+    let text = "";
+    const buffer = new Uint8Array(4096);
+    for (let n; (n = await conn.read(buffer).catch(() => null)) !== null;) {
+      text += new TextDecoder().decode(buffer.subarray(0, n));
+    }
+    return text;
+  })();
+  const lines = [`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, ...head, "", ""];
+  try {
+    await conn.write(new TextEncoder().encode(lines.join("\r\n")));
+    for (const piece of body) {
+      for (let at = 0; at < piece.length;) at += await conn.write(piece.subarray(at));
+    }
+    await conn.closeWrite();
+  } catch {
+    // The server answered and closed before all was sent.
+  }
+  const text = await answer;
+  conn.close();
+  return { status: Number(text.split("\r\n")[0].split(" ")[1]), text };
+}
+
+const JSON_HEAD = ["Content-Type: application/json", "Accept: application/json, text/event-stream"];
+
+Deno.test("a chunked body costs memory in proportion to its bytes: one-byte chunks are cut off", async () => {
+  await withHttp(["--no-token"], async (conn, _tmux, url) => {
+    const before = await rssMB(conn.serverPid);
+    // 4 MiB in one-byte chunks (the body limit): 24 MB on the wire, 1.5 GB held before.
+    const chunk = new TextEncoder().encode("1\r\n[\r\n".repeat(64 * 1024));
+    const pieces = function* () {
+      for (let i = 0; i < 64; i++) yield chunk;
+      yield new TextEncoder().encode("0\r\n\r\n");
+    };
+    const { status, text } = await rawRequest(
+      url,
+      [...JSON_HEAD, "Transfer-Encoding: chunked"],
+      pieces(),
+    );
+    assertEquals(status, 400, text);
+    assertMatch(text, /more than \d+ chunks/);
+    const grew = await rssMB(conn.serverPid) - before;
+    assert(grew < 64, `the server grew ${grew.toFixed(0)} MB`);
+  });
+});
+
+Deno.test("framing as RFC 9112 says: no Content-Length with chunked, hex sizes, CRLF after data", async () => {
+  await withHttp(["--no-token"], async (_conn, _tmux, url) => {
+    const body = (text: string) => [new TextEncoder().encode(text)];
+    const init = INITIALIZE_REQUEST;
+    const size = init.length.toString(16);
+    const chunked = [...JSON_HEAD, "Transfer-Encoding: chunked"];
+    // The well-formed request is answered.
+    const good = await rawRequest(url, chunked, body(`${size}\r\n${init}\r\n0\r\n\r\n`));
+    assertEquals(good.status, 200, good.text);
+    const both = await rawRequest(
+      url,
+      [...chunked, `Content-Length: ${init.length}`],
+      body(`${size}\r\n${init}\r\n0\r\n\r\n`),
+    );
+    assertEquals(both.status, 400, both.text);
+    const prefixed = await rawRequest(url, chunked, body(`0x${size}\r\n${init}\r\n0\r\n\r\n`));
+    assertEquals(prefixed.status, 400, prefixed.text);
+    const noCrlf = await rawRequest(url, chunked, body(`${size}\r\n${init}XY0\r\n\r\n`));
+    assertEquals(noCrlf.status, 400, noCrlf.text);
+  });
+});
+
+Deno.test("a batch before any session is refused unparsed", async () => {
+  await withHttp(["--no-token"], async (conn, _tmux, url) => {
+    // 4 MiB of empty objects: every element was parsed (twice) before the 400.
+    const batch = "[" + "{},".repeat(1_398_000) + "{}]";
+    const started = performance.now();
+    const refused = await postMcp(url, {}, batch);
+    const ms = performance.now() - started;
+    const answer = await refused.json();
+    assertEquals(refused.status, 400);
+    assertMatch(answer.error.message, /not a batch/);
+    console.log(`a 4 MiB batch refused in ${ms.toFixed(0)} ms`);
+    // A call of the test's own session is still answered.
+    assert((await conn.client.listTools()).tools.length > 0);
+  });
+});
+
+Deno.test("sessions that only hold a stream open do not lock a new client out", async () => {
+  await withHttp(["--no-token"], async (_conn, _tmux, url) => {
+    const streams: Response[] = [];
+    try {
+      // The test's own client holds one session; 63 more, each holding a GET stream, fill the 64.
+      for (let i = 0; i < 63; i++) {
+        const made = await postMcp(url, {});
+        assertEquals(made.status, 200, `session ${i + 1}`);
+        const id = made.headers.get("mcp-session-id") ?? "";
+        await made.body?.cancel();
+        const stream = await fetch(url, {
+          headers: {
+            accept: "text/event-stream",
+            "mcp-session-id": id,
+            "mcp-protocol-version": "2025-06-18",
+          },
+        });
+        assertEquals(stream.status, 200, `stream ${i + 1}`);
+        streams.push(stream);
+      }
+      const newcomer = await postMcp(url, {});
+      assertEquals(newcomer.status, 200, await newcomer.clone().text());
+      await newcomer.body?.cancel();
+    } finally {
+      await Promise.all(streams.map((stream) => stream.body?.cancel().catch(() => {})));
+    }
+  });
 });

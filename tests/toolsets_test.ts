@@ -125,7 +125,9 @@ Deno.test("at the session cap, a protocol probe is refused without touching a se
   const tmux = await startTmux();
   const conn = await startServer("http", { socketName: tmux.socketName });
   const url = conn.url!;
-  const post = (headers: Record<string, string>, body?: string) => postMcp(url, headers, body);
+  const auth = { authorization: `Bearer ${conn.token}` };
+  const post = (headers: Record<string, string>, body?: string) =>
+    postMcp(url, { ...auth, ...headers }, body);
   try {
     const ids: string[] = [];
     // The test's own client holds one session: 63 more reach the cap of 64.

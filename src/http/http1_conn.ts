@@ -6,6 +6,7 @@
  */
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const HEAD_END = encoder.encode("\r\n\r\n");
 const CRLF = encoder.encode("\r\n");
 const READ_SIZE = 16 * 1024;
@@ -126,6 +127,13 @@ export class BufferedConn {
     return -1;
   }
 
+  /** Removes the first `n` buffered bytes, copied into `target` at `at`. */
+  takeInto(target: Uint8Array, at: number, n: number): void {
+    target.set(this.#data.subarray(this.#start, this.#start + n), at);
+    this.#start += n;
+    if (this.#start === this.#end) this.#start = this.#end = 0;
+  }
+
   /** Removes and returns the first `n` buffered bytes. */
   take(n: number): Uint8Array<ArrayBuffer> {
     const taken = this.#data.slice(this.#start, this.#start + n);
@@ -191,7 +199,7 @@ export async function readHead(conn: BufferedConn, maxBytes: number): Promise<He
     }
   }
   if (end > maxBytes) throw new HttpFailure(431, "request header too large");
-  const text = new TextDecoder().decode(conn.take(end + HEAD_END.length).subarray(0, end));
+  const text = decoder.decode(conn.take(end + HEAD_END.length).subarray(0, end));
   const [requestLine, ...fields] = text.split("\r\n");
   const parts = requestLine.split(" ");
   if (parts.length !== 3 || !/^HTTP\/1\.[01]$/.test(parts[2]) || !parts[1].startsWith("/")) {
@@ -212,12 +220,11 @@ export async function readHead(conn: BufferedConn, maxBytes: number): Promise<He
   return { method: parts[0], target: parts[1], headers, keepAlive };
 }
 
-/** Reads exactly `n` bytes. */
-async function readExact(conn: BufferedConn, n: number): Promise<Uint8Array<ArrayBuffer>> {
+/** Waits until at least `n` bytes are buffered. */
+async function buffer(conn: BufferedConn, n: number): Promise<void> {
   while (conn.buffered < n) {
     if (!await conn.fill()) throw new HttpFailure(400, "incomplete body");
   }
-  return conn.take(n);
 }
 
 /** Reads a line (without its CRLF) of at most `max` bytes. */
@@ -227,8 +234,47 @@ async function readLine(conn: BufferedConn, max: number): Promise<string> {
     if (conn.buffered > max) throw new HttpFailure(400, "bad chunk");
     if (!await conn.fill()) throw new HttpFailure(400, "incomplete body");
   }
-  const line = new TextDecoder().decode(conn.take(end + 2).subarray(0, end));
-  return line;
+  return decoder.decode(conn.take(end + 2).subarray(0, end));
+}
+
+/** A chunk's size line (RFC 9112 7.1): hex digits only, then maybe extensions. */
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,8})[ \t]*(?:;.*)?$/;
+
+/**
+ * Chunks one body may come in: a sender's writes, not its bytes (4 MiB in one-byte chunks held
+ * 1.5 GB as four million arrays).
+ */
+const CHUNKS_MAX = 16 * 1024;
+
+/** Reads a chunked body of at most `maxBytes` into one buffer that grows as it fills. */
+async function readChunked(conn: BufferedConn, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  let body = new Uint8Array(Math.min(maxBytes, READ_SIZE));
+  let total = 0;
+  for (let chunks = 1;; chunks++) {
+    const size = (await readLine(conn, 1024)).match(CHUNK_SIZE);
+    if (size === null) throw new HttpFailure(400, "bad chunk size");
+    const n = parseInt(size[1], 16);
+    if (n === 0) break;
+    if (chunks > CHUNKS_MAX) {
+      throw new HttpFailure(400, `bad chunked body: more than ${CHUNKS_MAX} chunks`);
+    }
+    if (total + n > maxBytes) throw new HttpFailure(413, "request body too large");
+    if (total + n > body.length) {
+      const grown = new Uint8Array(Math.min(maxBytes, Math.max(total + n, body.length * 2)));
+      grown.set(body.subarray(0, total));
+      body = grown;
+    }
+    await buffer(conn, n + 2);
+    conn.takeInto(body, total, n);
+    total += n;
+    if (conn.indexOf(CRLF) !== 0) throw new HttpFailure(400, "bad chunk: no CRLF after its data");
+    conn.take(2);
+  }
+  // Trailer fields, up to the empty line.
+  for (let fields = 0; (await readLine(conn, 8192)) !== ""; fields++) {
+    if (fields >= 64) throw new HttpFailure(400, "bad chunked body: too many trailer fields");
+  }
+  return body.slice(0, total);
 }
 
 /** Reads a request body (Content-Length or chunked) of at most `maxBytes`. */
@@ -238,32 +284,16 @@ export async function readBody(
   maxBytes: number,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const encoding = head.headers.get("transfer-encoding");
-  if (encoding !== null) {
-    if (encoding.toLowerCase() !== "chunked") throw new HttpFailure(501, "unsupported encoding");
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const size = parseInt((await readLine(conn, 1024)).split(";")[0], 16);
-      if (!Number.isFinite(size) || size < 0) throw new HttpFailure(400, "bad chunk");
-      if (size === 0) break;
-      total += size;
-      if (total > maxBytes) throw new HttpFailure(413, "request body too large");
-      parts.push(await readExact(conn, size));
-      await readExact(conn, 2);
-    }
-    // Trailer fields, up to the empty line.
-    while ((await readLine(conn, 8192)) !== "");
-    const body = new Uint8Array(total);
-    let at = 0;
-    for (const part of parts) {
-      body.set(part, at);
-      at += part.length;
-    }
-    return body;
-  }
   const length = head.headers.get("content-length");
+  if (encoding !== null) {
+    // Both, and the two ends may read the body's end differently (RFC 9112 6.1: request smuggling).
+    if (length !== null) throw new HttpFailure(400, "Content-Length with Transfer-Encoding");
+    if (encoding.toLowerCase() !== "chunked") throw new HttpFailure(501, "unsupported encoding");
+    return await readChunked(conn, maxBytes);
+  }
   if (length === null) return new Uint8Array(0);
   if (!/^\d{1,15}$/.test(length)) throw new HttpFailure(400, "bad content-length");
   if (Number(length) > maxBytes) throw new HttpFailure(413, "request body too large");
-  return await readExact(conn, Number(length));
+  await buffer(conn, Number(length));
+  return conn.take(Number(length));
 }

@@ -6,8 +6,10 @@
  * - a browser Origin must be this server's own;
  * - connections are capped, and every read from a peer has a size and a time limit (see
  *   `http1_server.ts`);
- * - sessions are capped: a new one closes the least recently used idle session, and only when
- *   every session is busy is it refused; sessions idle too long are closed.
+ * - sessions are capped: a new one closes the least recently used session with no request in
+ *   flight (a stream held open does not count), and only when every session is busy with a
+ *   request is it refused; sessions idle too long are closed;
+ * - a batch is refused before any session is made, unparsed.
  *
  * @module
  */
@@ -49,9 +51,17 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
   lastSeen: number;
-  /** Requests being handled and responses still streaming. */
-  active: number;
+  /** Requests being handled, and their responses still streaming. */
+  requests: number;
+  /**
+   * Streams the client opened to hear from the server (GET): they may stay open for as long as
+   * the session lives, so they do not keep it from being closed to make room.
+   */
+  streams: number;
 }
+
+/** What a session is busy with: a request, or a stream held open. */
+type Activity = "requests" | "streams";
 
 /** A running HTTP server. */
 export interface HttpHandle {
@@ -61,6 +71,14 @@ export interface HttpHandle {
   shutdown(): Promise<void>;
   /** Resolves when the server has stopped. */
   finished: Promise<void>;
+}
+
+/** Why a batch is refused before any session is made. */
+const BATCH_REFUSED = "bad request: a session starts with one initialize request, not a batch";
+
+/** Whether a body is a JSON array (a batch), told from its first character. */
+function isBatch(text: string): boolean {
+  return /^\s*\[/.test(text.slice(0, 64));
 }
 
 /**
@@ -76,14 +94,16 @@ async function refusedWithoutSession(req: Request): Promise<Response | null> {
       `unsupported protocol version: this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
     );
   }
+  const text = await req.clone().text();
+  // Refused unparsed: a batch of a million elements took seconds and 680 MB to parse.
+  if (isBatch(text)) return jsonError(400, BATCH_REFUSED);
   let body: unknown;
   try {
-    body = JSON.parse(await req.clone().text());
+    body = JSON.parse(text);
   } catch {
     return jsonError(400, "parse error: the body is not JSON");
   }
-  const messages = Array.isArray(body) ? body : [body];
-  if (!messages.some((message) => isInitializeRequest(message))) {
+  if (!isInitializeRequest(body)) {
     return jsonError(400, "bad request: no session id (a session starts with initialize)");
   }
   return null;
@@ -106,29 +126,40 @@ async function withRequestId(request: Request | null, response: Response): Promi
   // The request is read only for an error that names none.
   const unnamed = answer !== null && typeof answer === "object" && answer.id === null &&
     answer.error !== undefined;
-  const id = unnamed ? requestIdOf(await request.json().catch(() => null)) : null;
+  const body = unnamed ? await request.text() : "";
+  // A batch names no one request; it is not parsed to learn that.
+  const id = unnamed && !isBatch(body) ? requestIdOf(parsed(body)) : null;
   const patched = id === null ? text : JSON.stringify({ ...answer, id });
   const headers = new Headers(response.headers);
   headers.delete("content-length");
   return new Response(patched, { status: response.status, headers });
 }
 
+/** JSON text parsed, or null when it is not JSON. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /** A request of a session is over: it counts as activity. */
-function settle(session: Session): void {
-  session.active--;
+function settle(session: Session, kind: Activity): void {
+  session[kind]--;
   session.lastSeen = Date.now();
 }
 
 /** The response, with its session kept busy until its body has been sent or cancelled. */
-function tracked(session: Session, response: Response): Response {
+function tracked(session: Session, response: Response, kind: Activity): Response {
   if (response.body === null) {
-    settle(session);
+    settle(session, kind);
     return response;
   }
   const reader = response.body.getReader();
   let open = true;
   const finish = () => {
-    if (open) settle(session);
+    if (open) settle(session, kind);
     open = false;
   };
   const body = new ReadableStream<Uint8Array>({
@@ -238,15 +269,16 @@ async function route(sessions: Sessions, req: Request): Promise<Response> {
   const session = sessions.open.get(id);
   if (!session) return jsonError(404, "session not found (expired or closed)");
   session.lastSeen = Date.now();
-  session.active++;
+  const kind: Activity = req.method === "GET" ? "streams" : "requests";
+  session[kind]++;
   let response: Response;
   try {
     response = await session.transport.handleRequest(req);
   } catch (error) {
-    settle(session);
+    settle(session, kind);
     throw error;
   }
-  return tracked(session, response);
+  return tracked(session, response, kind);
 }
 
 /** A session for an initialize request: kept once the SDK gave it an id. */
@@ -259,7 +291,7 @@ async function newSession(sessions: Sessions, req: Request): Promise<Response> {
     // Called from handleRequest below, once the server is connected.
     onsessioninitialized: (id) => {
       sessionId = id;
-      sessions.open.set(id, { transport, server, lastSeen: Date.now(), active: 0 });
+      sessions.open.set(id, { transport, server, lastSeen: Date.now(), requests: 0, streams: 0 });
     },
     onsessionclosed: (id) => {
       sessions.open.delete(id);
@@ -271,11 +303,14 @@ async function newSession(sessions: Sessions, req: Request): Promise<Response> {
   return response;
 }
 
-/** Closes the least recently used session with nothing in flight; false when there is none. */
+/**
+ * Closes the least recently used session with no request in flight (a stream it holds open does
+ * not count: 63 sessions each holding one locked every new client out); false when there is none.
+ */
 async function evictIdleSession(sessions: Sessions): Promise<boolean> {
   let oldest: [string, Session] | null = null;
   for (const entry of sessions.open) {
-    if (entry[1].active === 0 && (oldest === null || entry[1].lastSeen < oldest[1].lastSeen)) {
+    if (entry[1].requests === 0 && (oldest === null || entry[1].lastSeen < oldest[1].lastSeen)) {
       oldest = entry;
     }
   }

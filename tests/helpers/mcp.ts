@@ -50,6 +50,8 @@ export interface Connection {
   client: Client;
   /** The HTTP endpoint (null over stdio). */
   url: string | null;
+  /** The bearer token the HTTP server made and printed (null: none, or stdio). */
+  token: string | null;
   /** The server process's pid (its tmux children are its direct children). */
   serverPid: number;
   /** Everything the server wrote to stderr so far. */
@@ -148,12 +150,18 @@ function spawnServer(kind: TransportKind, options: ServerOptions): Deno.ChildPro
   }).spawn();
 }
 
-/** Collects a child's stderr as text and resolves `url` at its "listening on" line. */
-function watchStderr(child: Deno.ChildProcess): { text: () => string; url: Promise<string> } {
+/** What a server prints once it listens: its URL, and the token it made (null: none). */
+interface Listening {
+  url: string;
+  token: string | null;
+}
+
+/** Collects a child's stderr as text and resolves `url` once it has said where it listens. */
+function watchStderr(child: Deno.ChildProcess): { text: () => string; url: Promise<Listening> } {
   let text = "";
-  let resolveUrl!: (url: string) => void;
+  let resolveUrl!: (url: Listening) => void;
   let rejectUrl!: (error: Error) => void;
-  const url = new Promise<string>((resolve, reject) => {
+  const url = new Promise<Listening>((resolve, reject) => {
     resolveUrl = resolve;
     rejectUrl = reject;
   });
@@ -161,8 +169,9 @@ function watchStderr(child: Deno.ChildProcess): { text: () => string; url: Promi
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
       text += decoder.decode(chunk, { stream: true });
-      const match = text.match(/listening on (\S+)/);
-      if (match) resolveUrl(match[1]);
+      // The server prints the token it made in the same write as the address.
+      const match = text.match(/listening on (\S+)\n(?:tmux-mcp: bearer token: (\S+))?/);
+      if (match) resolveUrl({ url: match[1], token: match[2] ?? null });
     }
     rejectUrl(new Error(`server exited before listening: ${text}`));
   })();
@@ -202,19 +211,25 @@ export async function startServer(
   const client = new Client({ name: "tmux-mcp-tests", version: "0" });
   let transport: Transport;
   let stdio: ChildStdioTransport | null = null;
+  let listening: Listening | null = null;
   if (kind === "stdio") {
     transport = stdio = new ChildStdioTransport(child);
   } else {
     child.stdin.close();
-    transport = new StreamableHTTPClientTransport(new URL(await stderr.url), {
-      requestInit: { headers: options.headers ?? {} },
+    const { url, token } = await stderr.url;
+    // The token the server made, unless the test sends headers of its own.
+    const made: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
+    transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: options.headers ?? made },
     });
+    listening = { url, token };
   }
   await client.connect(transport);
   readRunDefaults(client);
   return {
     client,
-    url: kind === "http" ? await stderr.url : null,
+    url: listening?.url ?? null,
+    token: listening?.token ?? null,
     serverPid: child.pid,
     stderr: stderr.text,
     takeLargestMessage(): number | null {

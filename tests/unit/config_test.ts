@@ -37,16 +37,20 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
   });
 });
 
-Deno.test("--http with host and port", () => {
+Deno.test("--http with host and port: a token is made unless refused with --no-token", () => {
   const config = configFromFlags(parseFlags(["--http", "--port", "0", "--socket-name", "s1"]));
-  assertEquals(config.http, {
+  // On loopback too: every local account reaches 127.0.0.1.
+  assertMatch(config.http?.token ?? "", /^[0-9a-f]{64}$/);
+  assertEquals({ ...config.http, token: "made" }, {
     host: "127.0.0.1",
     port: 0,
-    token: null,
-    tokenGenerated: false,
+    token: "made",
+    tokenGenerated: true,
     sessionIdleSeconds: 1800,
   });
   assertEquals(config.server.socketName, "s1");
+  const open = configFromFlags(parseFlags(["--http", "--no-token"]));
+  assertEquals([open.http?.token, open.http?.tokenGenerated], [null, false]);
 });
 
 Deno.test("bad flags are clear errors", () => {
@@ -59,8 +63,12 @@ Deno.test("bad flags are clear errors", () => {
     assertMatch(message(() => configFromFlags(parseFlags(["--socket-name", name]))), /socket-name/);
   }
   assertMatch(
-    message(() => configFromFlags(parseFlags(["--http", "--host", "0.0.0.0"]))),
+    message(() => configFromFlags(parseFlags(["--http", "--host", "0.0.0.0", "--no-token"]))),
     /refusing to serve HTTP on 0\.0\.0\.0 without a token/,
+  );
+  assertMatch(
+    message(() => configFromFlags(parseFlags(["--http", "--no-token", "--generate-token"]))),
+    /--no-token goes with no token/,
   );
   assertMatch(message(() => configFromFlags(parseFlags(["--http", "--token", "short"]))), /16/);
   assertMatch(message(() => configFromFlags(parseFlags(["--port", "80"]))), /go with --http/);
