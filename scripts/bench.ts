@@ -424,7 +424,9 @@ try {
     const httpCurve: number[] = [];
     for (let s = 1; s <= sessions; s++) {
       const session = new Client({ name: "bench", version: "0" });
-      const transport = new StreamableHTTPClientTransport(new URL(http.url ?? ""));
+      const transport = new StreamableHTTPClientTransport(new URL(http.url ?? ""), {
+        requestInit: { headers: { authorization: `Bearer ${http.token}` } },
+      });
       await session.connect(transport);
       for (let i = 0; i < perSession; i++) {
         await runCommand(session, panes[(s + i) % panes.length], "true");

@@ -92,3 +92,41 @@ Deno.test("with the tmux server stopped, every call answers by its deadline, and
     await tmux.close();
   }
 });
+
+Deno.test("a run whose time is up while tmux is swamped still answers timed out, and is collected", async () => {
+  const tmux = await startTmux();
+  const conn = await startServer("stdio", { socketName: tmux.socketName });
+  const server = Number((await tmux.run("display-message", "-p", "#{pid}")).trim());
+  try {
+    const warm = await conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: tmux.paneId, command: "echo warm" },
+    }) as CallToolResult;
+    assertEquals(warm.isError ?? false, false, textOf(warm));
+    const running = conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: tmux.paneId, command: "sleep 30", timeout: 2 },
+    }) as Promise<CallToolResult>;
+    // tmux stops answering before the run's time is up and comes back past the call's margin
+    // (1.5 s): the record the run needs is written then. A flood of output did the same.
+    await new Promise((r) => setTimeout(r, 1200));
+    Deno.kill(server, "SIGSTOP");
+    await new Promise((r) => setTimeout(r, 3000));
+    Deno.kill(server, "SIGCONT");
+    const result = await running;
+    assertEquals(result.isError ?? false, false, textOf(result));
+    const run = result.structuredContent as { timed_out: boolean; run_id: string };
+    assertEquals(run.timed_out, true);
+    await tmux.run("send-keys", "-t", tmux.paneId, "C-c");
+    const collected = await conn.client.callTool({
+      name: "wait_for_command",
+      arguments: { run_id: run.run_id, timeout: 10 },
+    }) as CallToolResult;
+    assertEquals(collected.isError ?? false, false, textOf(collected));
+    assertEquals((collected.structuredContent as { exit_status: number }).exit_status, 130);
+  } finally {
+    Deno.kill(server, "SIGCONT");
+    await conn.close();
+    await tmux.close();
+  }
+});

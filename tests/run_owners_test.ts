@@ -22,7 +22,11 @@ async function call(client: Client, name: string, args: Json): Promise<CallToolR
 /** A second MCP session on the server's URL. */
 async function secondSession(conn: Connection): Promise<Client> {
   const client = new Client({ name: "tmux-mcp-tests-b", version: "0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(conn.url!)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(conn.url!), {
+      requestInit: { headers: { authorization: `Bearer ${conn.token}` } },
+    }),
+  );
   return client;
 }
 

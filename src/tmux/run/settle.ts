@@ -63,7 +63,9 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
     case "aborted":
       return await afterCall(() => cancelledRun(context));
     case "timeout":
-      return await timedOut(context, outcome);
+      // The run goes on whatever the call says: recording it for wait_for_command has a deadline
+      // of its own, not what is left of the call's (a flood that swamps tmux took more).
+      return await afterCall(() => timedOut(context, outcome));
     case "pane_moved":
       // Its output reaches the stream no more: the rest is waited for as a timed-out run is,
       // and read from the pane.
