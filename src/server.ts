@@ -13,6 +13,7 @@ import {
 import { createTmuxClient, newOwner, TmuxError, tmuxVersion } from "./tmux/mod.ts";
 import {
   availableToolsets,
+  confinementParagraph,
   offeredTools,
   registerTools,
   type ServerConfig,
@@ -63,7 +64,7 @@ export async function connectServer(
 ): Promise<McpServer> {
   const server = createMcpServer(SERVER_INFO, {
     capabilities: { logging: {} },
-    instructions: INSTRUCTIONS,
+    instructions: [INSTRUCTIONS, confinementParagraph(context.config)].filter(Boolean).join("\n\n"),
     jsonSchemaValidator: NO_ELICITATION,
   });
   // A run belongs to the session that started it, unless the operator shares them.

@@ -137,3 +137,34 @@ Deno.test("--sessions alone: only names that match can be made", async () => {
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("confinement binds the tools, not the shells: the agent is told so", async () => {
+  await withServer("stdio", { extraArgs: ["--own-sessions", "--sessions", "ci-*"] }, async (
+    conn,
+    tmux,
+  ) => {
+    const created = await call(conn, "create_session", { name: "agent", command: SHELL });
+    const pane = String((created.structuredContent as Json).pane_id);
+    // The boundary as it is: a command in the agent's own pane runs as the user, and tmux
+    // itself reaches the user's session "main" (a tool naming it is refused).
+    const ran = await call(conn, "run_command", {
+      pane_id: pane,
+      command: "tmux list-sessions -F '#{session_name}' | sort | tr '\\n' ' '",
+    });
+    assertEquals((ran.structuredContent as Json).output, ["agent main "]);
+    const said = /runs as the user and can reach every tmux session/;
+    const instructions = conn.client.getInstructions() ?? "";
+    assertMatch(instructions, /confined to the sessions it creates and sessions named ci-\*/);
+    assertMatch(instructions, said);
+    const tools = (await conn.client.listTools()).tools;
+    const described = (name: string) => tools.find((tool) => tool.name === name)?.description;
+    assertMatch(described("run_command") ?? "", said);
+    assertMatch(described("send_keys") ?? "", said);
+    // A tool that only reads says nothing of it.
+    assert(!said.test(described("capture_pane") ?? ""));
+    await tmux.run("kill-session", "-t", "agent");
+  });
+  await withServer("stdio", {}, async (conn) => {
+    assert(!/confined/.test(conn.client.getInstructions() ?? ""));
+  });
+});

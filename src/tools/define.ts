@@ -21,6 +21,7 @@ import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
+import { confinementNote } from "./confinement.ts";
 import { deadline } from "../util/mod.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
 
@@ -238,12 +239,17 @@ function inputOf(spec: AnyToolSpec, config: ServerConfig): ZodRawShape {
   };
 }
 
+/** Whether a tool may start a program, type into a shell or end something (not undone). */
+function destructive(spec: AnyToolSpec): boolean {
+  return spec.destructive ?? spec.tier === "destructive";
+}
+
 function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
   let config = configs.get(spec);
   if (config === undefined) {
     config = {
       title: spec.title,
-      description: spec.description,
+      description: spec.description + (destructive(spec) ? confinementNote(server) : ""),
       inputSchema: z.strictObject(inputOf(spec, server)),
       outputSchema: z.object(
         withDefaultsIn(
@@ -254,7 +260,7 @@ function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
       annotations: {
         title: spec.title,
         readOnlyHint: spec.tier === "readonly",
-        destructiveHint: spec.destructive ?? spec.tier === "destructive",
+        destructiveHint: destructive(spec),
         idempotentHint: spec.idempotent ?? spec.tier === "readonly",
         openWorldHint: spec.openWorld ?? false,
       },

@@ -23,6 +23,7 @@ import { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
 
 export type { ServerConfig, ToolContext } from "./context.ts";
 export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
+export { confinementParagraph } from "./confinement.ts";
 
 /** Every tool this server knows, in listing order. */
 export const ALL_TOOLS: AnyToolSpec[] = [
