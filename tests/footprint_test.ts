@@ -32,8 +32,14 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
         assert(typed.length <= 3, `${typed.length} rows typed:\n${typed.join("\n")}`);
         const socket = (await tmux.run("display-message", "-p", "#{socket_path}")).trim();
         assert(!rows.join("").includes(socket), "the socket path was typed");
-        // The buffer the function was fetched from went with the call.
+        // The buffer the function was fetched from went with the call, and the variable the
+        // shell fetched it into (3 KB in the user's shell before).
         await assertNoLeftovers(tmux, conn.serverPid);
+        const left = await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: pane, command: "echo ${__tm-gone}" },
+        }) as CallToolResult;
+        assertEquals((left.structuredContent as { output: string[] }).output, ["gone"]);
       });
     },
   });
@@ -63,6 +69,11 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
           assertEquals((result.structuredContent as { output: string[] }).output, [word]);
         }
         assertEquals(await tmux.run("display-message", "-p", "-t", pane, "#{pane_pid}"), pid);
+        const left = await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: pane, command: "echo ${__tm-gone}" },
+        }) as CallToolResult;
+        assertEquals((left.structuredContent as { output: string[] }).output, ["gone"]);
       });
     },
   });

@@ -196,8 +196,9 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `${guard.join("; ")}; }`;
   const name = `__${NAME_PREFIX}${(await sha256Hex(text)).slice(0, 8)}`;
   const definition = text.replaceAll(NAME, name);
+  // What evaluates it leaves nothing of ours in the shell: the variable it came in, the buffer.
   const fetchable = (buffer: string) =>
-    `${definition}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null`;
+    `${definition}; unset ${FETCHED}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null`;
   return { name, definition, fetchable };
 }
 
@@ -250,7 +251,8 @@ export function buildTypedLine(options: TypedLineOptions): string {
   const { define } = options;
   return prefix +
     (define === "typed"
-      ? `${options.run.definition}; ${call}`
+      // After a fetch that failed, the variable holds what the shell got instead.
+      ? `${options.run.definition}; unset ${FETCHED}; ${call}`
       : define === "none"
       ? call
       : fetchingLine(call, options.run.name, define));
