@@ -44,3 +44,32 @@ for (const transport of ["stdio", "http"] as const) {
     });
   });
 }
+
+Deno.test("a cancelled run that ends before any call names it leaves no record behind", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    const controller = new AbortController();
+    const cancelled = conn.client.callTool(
+      { name: "run_command", arguments: { pane_id: pane, command: "sleep 1; echo secret-ish" } },
+      undefined,
+      { signal: controller.signal },
+    ).catch(() => null);
+    await until("the command started", () => commandStarted(tmux, pane));
+    controller.abort();
+    await cancelled;
+    // Its answer reached no one, and it ends before any call is refused naming it: nobody can
+    // learn its run_id, and its record (the command's text in it) stayed an hour.
+    await until(
+      "the command ended",
+      async () => !(await tmux.run("show-options", "-p", "-t", pane)).includes("@tmux_mcp_running"),
+    );
+    const next = await conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: pane, command: "echo next" },
+    }) as CallToolResult;
+    assertEquals((next.structuredContent as Json).output, ["next"], textOf(next));
+    const options = await tmux.run("show-options", "-p", "-t", pane);
+    assert(!options.includes("@tmux_mcp_"), options);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

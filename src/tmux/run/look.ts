@@ -16,7 +16,7 @@ import { type PaneShell, paneShell, shellLanguage } from "./probe.ts";
 import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
 import { busyWith, notIdle, notReading, unsupportedShell, untypableSocket } from "./reasons.ts";
 import { RUNNING_OPTION, showsLineEditor } from "./shell.ts";
-import { type Runner, sweepOrphans } from "./state.ts";
+import { namedInRefusal, type Runner, sweepOrphans } from "./state.ts";
 import type { Anchor, RunRequest } from "./types.ts";
 
 /** A pane a line can be typed into now, and what typing it needs. */
@@ -76,6 +76,7 @@ export async function lookAtPane(
   }
   const language = shellLanguage(shell, state.pane_current_command);
   if (kind === "other" || shell?.kind === "other") {
+    if (running !== "") namedInRefusal(runner, call.key, running);
     const reason = running !== ""
       ? busyWith(request, running, "an earlier run_command")
       : notIdle(paneId, state.pane_current_command);

@@ -29,7 +29,7 @@ import { runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
 import { deleteFetched, typeLine } from "./type_line.ts";
 import { callNames } from "./shell.ts";
-import { functionFor, paneTurn, type Runner } from "./state.ts";
+import { functionFor, namedInRefusal, paneTurn, type Runner } from "./state.ts";
 import { NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
 import { RunOutput } from "./run_output.ts";
 import { channelEnd } from "./wait.ts";
@@ -203,6 +203,7 @@ async function typeFirst(attempt: Attempt, line: Line): Promise<RunResult | null
     return transportLost({ ...base, elapsed_seconds: attempt.elapsed() }, request.socket);
   }
   if (claimed === null) return null;
+  namedInRefusal(attempt.runner, attempt.key, claimed);
   return notStarted(
     base,
     busyWith(request, claimed, "a run_command of another server"),

@@ -20,7 +20,7 @@ import { pendingMark } from "./pending.ts";
 import { waitForRun } from "./resume.ts";
 import { ENDED_OPTION, RUNNING_OPTION } from "./shell.ts";
 import { lockKey } from "../transport/exec.ts";
-import { addOrphan, forgetRun, rememberFunction } from "./state.ts";
+import { addCancelled, addOrphan, forgetRun, rememberFunction } from "./state.ts";
 import { NO_OUTPUT, type RunResult } from "./types.ts";
 import type { WaitOutcome } from "./wait.ts";
 import { STREAM_END_MS } from "./stream.ts";
@@ -150,6 +150,7 @@ export async function cancelledRun(context: TypedRun): Promise<never> {
     await deleteUnfetched(call);
     throw new TmuxError("cancelled", "run_command was cancelled");
   }
+  addCancelled(runner, call);
   throw new TmuxError(
     "cancelled",
     "run_command was cancelled; its command may still be running: wait_for_command " +

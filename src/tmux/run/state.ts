@@ -29,6 +29,12 @@ export interface Runner {
    * ran: their trailer will still signal the channel and keep its option.
    */
   orphans: Map<string, CallNames[]>;
+  /**
+   * Per pane, runs whose call was cancelled while their command may still run. Their record lets
+   * wait_for_command collect them, but only a later call's busy refusal names their run_id (the
+   * cancelled call's answer reaches no one): one that ends unnamed has its record dropped.
+   */
+  cancelled: Map<string, CancelledRun[]>;
   /** Per pane, where the last finished call's output ended: until the cursor leaves that spot, the
    * shell has not drawn its prompt yet. */
   lastEnds: Map<string, Position>;
@@ -51,6 +57,14 @@ export interface Runner {
   inFlight: Set<Promise<unknown>>;
 }
 
+/** A run whose call was cancelled while its command may still run (see `Runner.cancelled`). */
+export interface CancelledRun {
+  /** The run's names. */
+  names: CallNames;
+  /** Whether a busy refusal has named its run_id: then its record stays to be collected. */
+  named: boolean;
+}
+
 /** Panes (or pane processes) each per-pane map remembers, the oldest going first. */
 const PANES_REMEMBERED_MAX = 1024;
 
@@ -59,6 +73,7 @@ export function createRunner(): Runner {
   return {
     locks: createKeyedLock(),
     orphans: new Map(),
+    cancelled: new BoundedMap(PANES_REMEMBERED_MAX),
     lastEnds: new BoundedMap(PANES_REMEMBERED_MAX),
     settling: new Map(),
     functions: new BoundedMap(PANES_REMEMBERED_MAX),
@@ -164,10 +179,25 @@ export async function forgetRun(call: PaneCall): Promise<void> {
   await drainChannels(socket, [names.channel]).catch(() => {});
 }
 
+/** Remembers a run whose call was cancelled while its command may still run. */
+export function addCancelled(runner: Runner, call: PaneCall): void {
+  const key = lockKey(call.socket, call.paneId);
+  const list = runner.cancelled.get(key) ?? [];
+  runner.cancelled.set(key, [...list, { names: call.names, named: false }]);
+}
+
+/** A busy refusal named the run holding the pane (its running mark): it may be collected. */
+export function namedInRefusal(runner: Runner, key: string, mark: string): void {
+  for (const run of runner.cancelled.get(key) ?? []) {
+    if (mark.startsWith(`${run.names.channel}:`)) run.named = true;
+  }
+}
+
 /**
- * Settles waited calls given up on in this pane: one whose command still runs is kept; one whose
- * trailer has run (it is no longer the pane's running mark), or whose shell is gone, has its
- * option removed and its signal drained.
+ * Settles calls given up on in this pane. A waited call's whose command still runs is kept; one
+ * whose trailer has run (it is no longer the pane's running mark), or whose shell is gone, has
+ * its option removed and its signal drained. A cancelled run that ended without a refusal naming
+ * it goes the same way, its record too: no one can learn its run_id any more.
  */
 export async function sweepOrphans(
   runner: Runner,
@@ -175,9 +205,11 @@ export async function sweepOrphans(
   paneId: string,
 ): Promise<void> {
   const key = lockKey(socket, paneId);
-  const list = runner.orphans.get(key);
-  if (!list) return;
+  const list = runner.orphans.get(key) ?? [];
+  const cancelled = runner.cancelled.get(key) ?? [];
+  if (list.length === 0 && cancelled.length === 0) return;
   runner.orphans.delete(key);
+  runner.cancelled.delete(key);
   let state: Record<"pane_pid" | "pane_dead" | typeof RUNNING_OPTION, string>;
   try {
     state = await queryPane(socket, paneId, ["pane_pid", "pane_dead", RUNNING_OPTION]);
@@ -186,16 +218,26 @@ export async function sweepOrphans(
   }
   const mark = state[RUNNING_OPTION];
   const shellAlive = state.pane_dead !== "1" && !markOutlivedShell(mark, state.pane_pid);
-  const keep = list.filter((names) => shellAlive && mark.startsWith(`${names.channel}:`));
+  const runs = (names: CallNames) => shellAlive && mark.startsWith(`${names.channel}:`);
+  const keep = list.filter(runs);
   const done = list.filter((names) => !keep.includes(names));
   if (keep.length > 0) runner.orphans.set(key, keep);
-  if (done.length === 0) return;
+  const stillCancelled = cancelled.filter((run) => runs(run.names));
+  if (stillCancelled.length > 0) runner.cancelled.set(key, stillCancelled);
+  const unnamed = cancelled.filter((run) => !runs(run.names) && !run.named)
+    .map((run) => run.names);
+  if (done.length === 0 && unnamed.length === 0) return;
   await runTmux(
     socket,
-    done.flatMap((names, i) => [
-      ...(i === 0 ? [] : [THEN]),
-      ...["set-option", "-p", "-u", "-t", paneId, names.option],
-    ]),
+    [
+      ...done.flatMap((names) => ["set-option", "-p", "-u", "-t", paneId, names.option, THEN]),
+      ...unnamed.flatMap((names) => [
+        ...["set-option", "-p", "-u", "-t", paneId, names.record, THEN],
+        ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
+        ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
+      ]),
+    ].slice(0, -1),
   ).catch(() => {});
-  await drainChannels(socket, done.map((names) => names.channel)).catch(() => {});
+  const channels = [...done, ...unnamed].map((names) => names.channel);
+  await drainChannels(socket, channels).catch(() => {});
 }
