@@ -6,6 +6,7 @@ import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { readAllOutput } from "./helpers/output.ts";
 import { startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
+import { output } from "./helpers/processes.ts";
 
 const SECRET = "ghp_SuperSecretToken1234567890";
 
@@ -271,5 +272,37 @@ Deno.test("one long line under a costly pattern is refused before it is matched"
       arguments: { run_id: runId, pattern: "aZ9aZ9#?", regex: true },
     }) as CallToolResult;
     assert(!plain.isError, textOf(plain));
+  });
+});
+
+Deno.test("many channel waits at once share a few tmux processes, and miss no signal", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    const waiters = async () =>
+      (await output("ps", ["-o", "args=", "--ppid", String(conn.serverPid)])).split("\n")
+        .filter((line) => / wait-for /.test(line)).length;
+    // Each call's outcome, or its error (the server may be closed under calls still waiting).
+    const wait = (channel: string) =>
+      (conn.client.callTool({
+        name: "wait_for_channel",
+        arguments: { channel, timeout: 30 },
+      }) as Promise<CallToolResult>).then(
+        (result) =>
+          (result.structuredContent as { outcome?: string } | undefined)?.outcome ??
+            textOf(result),
+        (error) => String(error),
+      );
+    // 40 channels, and 10 calls on one more: one process each started 50 before.
+    const channels = Array.from({ length: 40 }, (_, i) => `hostile-${i}`);
+    const calls = [...channels.map(wait), ...Array.from({ length: 10 }, () => wait("shared"))];
+    await until("the waits are under way", async () => await waiters() >= 16);
+    const most = await waiters();
+    assert(most <= 16, `${most} tmux wait-for processes`);
+    // Signalled while queued or waited on: tmux keeps a signal for the next waiter.
+    for (const channel of [...channels, "shared"]) {
+      await tmux.run("wait-for", "-S", channel);
+    }
+    const outcomes = await Promise.all(calls);
+    assertEquals(outcomes, outcomes.map(() => "signalled"));
+    assertEquals(await waiters(), 0);
   });
 });
