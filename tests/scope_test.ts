@@ -164,7 +164,8 @@ Deno.test("confinement binds the tools, not the shells: the agent is told so", a
     assert(!said.test(described("capture_pane") ?? ""));
     await tmux.run("kill-session", "-t", "agent");
   });
-  await withServer("stdio", {}, async (conn) => {
+  await withServer("stdio", {}, (conn) => {
     assert(!/confined/.test(conn.client.getInstructions() ?? ""));
+    return Promise.resolve();
   });
 });

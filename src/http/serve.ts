@@ -51,17 +51,13 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
   lastSeen: number;
-  /** Requests being handled, and their responses still streaming. */
-  requests: number;
   /**
-   * Streams the client opened to hear from the server (GET): they may stay open for as long as
-   * the session lives, so they do not keep it from being closed to make room.
+   * Requests being handled, and their responses still streaming. A stream the client opened to
+   * hear from the server (GET) is not counted: it may stay open as long as the session lives, and
+   * does not keep the session from being closed to make room.
    */
-  streams: number;
+  requests: number;
 }
-
-/** What a session is busy with: a request, or a stream held open. */
-type Activity = "requests" | "streams";
 
 /** A running HTTP server. */
 export interface HttpHandle {
@@ -144,22 +140,22 @@ function parsed(text: string): unknown {
   }
 }
 
-/** A request of a session is over: it counts as activity. */
-function settle(session: Session, kind: Activity): void {
-  session[kind]--;
+/** A request of a session is over (`counted`: one of its `requests`): it counts as activity. */
+function settle(session: Session, counted: boolean): void {
+  if (counted) session.requests--;
   session.lastSeen = Date.now();
 }
 
 /** The response, with its session kept busy until its body has been sent or cancelled. */
-function tracked(session: Session, response: Response, kind: Activity): Response {
+function tracked(session: Session, response: Response, counted: boolean): Response {
   if (response.body === null) {
-    settle(session, kind);
+    settle(session, counted);
     return response;
   }
   const reader = response.body.getReader();
   let open = true;
   const finish = () => {
-    if (open) settle(session, kind);
+    if (open) settle(session, counted);
     open = false;
   };
   const body = new ReadableStream<Uint8Array>({
@@ -269,16 +265,16 @@ async function route(sessions: Sessions, req: Request): Promise<Response> {
   const session = sessions.open.get(id);
   if (!session) return jsonError(404, "session not found (expired or closed)");
   session.lastSeen = Date.now();
-  const kind: Activity = req.method === "GET" ? "streams" : "requests";
-  session[kind]++;
+  const counted = req.method !== "GET";
+  if (counted) session.requests++;
   let response: Response;
   try {
     response = await session.transport.handleRequest(req);
   } catch (error) {
-    settle(session, kind);
+    settle(session, counted);
     throw error;
   }
-  return tracked(session, response, kind);
+  return tracked(session, response, counted);
 }
 
 /** A session for an initialize request: kept once the SDK gave it an id. */
@@ -291,7 +287,7 @@ async function newSession(sessions: Sessions, req: Request): Promise<Response> {
     // Called from handleRequest below, once the server is connected.
     onsessioninitialized: (id) => {
       sessionId = id;
-      sessions.open.set(id, { transport, server, lastSeen: Date.now(), requests: 0, streams: 0 });
+      sessions.open.set(id, { transport, server, lastSeen: Date.now(), requests: 0 });
     },
     onsessionclosed: (id) => {
       sessions.open.delete(id);
