@@ -134,3 +134,29 @@ Deno.test("a readonly server attaches nothing: no focus-in to the pane's program
     assertEquals(clients.trim(), "", "a client was left attached");
   });
 });
+
+Deno.test("a server far behind a flooding pane: tmux pauses the pane, and a person's respawn meets nothing queued", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    // A run follows the pane while it floods; then the server stops reading (SIGSTOP: a
+    // debugger, a laptop's lid, a machine out of memory). tmux queues the pane's output for it.
+    const running = run(conn, { pane_id: pane, command: "yes flood", timeout: 30 })
+      .catch((error) => ({ isError: true, content: [{ type: "text", text: String(error) }] }));
+    await new Promise((r) => setTimeout(r, 500));
+    Deno.kill(conn.serverPid, "SIGSTOP");
+    try {
+      // Past pause-after (15 s) tmux has paused the pane for the server and dropped the queue;
+      // before it, tmux kept it (for 5 minutes), and the respawn crashed it.
+      await new Promise((r) => setTimeout(r, 17_000));
+      await tmux.run("respawn-pane", "-k", "-t", pane).catch(() => {});
+      assert(await tmuxAlive(tmux), "tmux crashed");
+    } finally {
+      Deno.kill(conn.serverPid, "SIGCONT");
+    }
+    // The run lost its stream with the pane's shell: it answers, and the server goes on.
+    const result = await running as CallToolResult;
+    assert(result.structuredContent !== undefined || result.isError, textOf(result));
+    const after = await run(conn, { pane_id: tmux.paneId, command: "echo after" });
+    assertEquals((after.structuredContent as Json).output, ["after"], textOf(after));
+  });
+});

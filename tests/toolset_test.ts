@@ -361,7 +361,7 @@ Deno.test("every tool, with its refusals", async (t) => {
             args: ["-o", "args=", "--ppid", String(conn.serverPid)],
             stdout: "piped",
           }).output();
-          return new TextDecoder().decode(ps.stdout).includes("-E -f ignore-size -t");
+          return new TextDecoder().decode(ps.stdout).includes("-E -f ignore-size,pause-after=");
         });
         await tmux.run("send-keys", "-t", pane, "echo late-$((1))", "Enter");
         assertEquals((await long).outcome, "matched");

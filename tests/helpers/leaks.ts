@@ -25,12 +25,12 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
   }).output();
   for (const line of decoder.decode(ps.stdout).split("\n")) {
     // The command channel (a no-output control client) is meant to stay, and so is an output
-    // watcher (ignore-size alone) for a moment after its last use, the guard that ends them
+    // watcher (ignore-size, pause-after) for a moment after its last use, the guard that ends them
     // should the server die, and a remote host's ssh master (its session prints our ready line);
     // anything else is left over.
     if (
       /\btmux\b/.test(line) &&
-      !/ '?-C'? '?attach-session'? '?-E'? '?-f'? '?(no-output,)?ignore-size'? /
+      !/ '?-C'? '?attach-session'? '?-E'? '?-f'? '?(no-output,ignore-size|ignore-size,pause-after=\d+)'? /
         .test(line) &&
       !/ load-buffer - ; run-shell -b exec \/bin\/sh -c /.test(line) &&
       !/ControlMaster=yes .* echo tmux-mcp-ready; exec cat$/.test(line)

@@ -87,9 +87,9 @@ export async function watchOutput(
 
 /** A subscription to one pane's output bytes. */
 export interface OutputTap {
-  /** False once the watcher went away: bytes may have been missed since. */
+  /** False once the watcher went away, or tmux paused the pane for it: bytes may be missed. */
   readonly alive: boolean;
-  /** Resolves when the watcher goes away, or is moved to another session. */
+  /** Resolves when the watcher goes away, is moved to another session, or the pane is paused. */
   readonly lost: Promise<void>;
   /** Ends the subscription. */
   close(): void;
@@ -115,16 +115,25 @@ export async function tapOutput(
   // Each tap its own promise: one on the watcher would hold every tap's listener for as long as
   // the watcher lives.
   let markLost!: () => void;
+  let paused = false;
   const lost = new Promise<void>((resolve) => markLost = resolve);
+  const markPaused = () => {
+    paused = true;
+    markLost();
+  };
   watcher.onGone.add(markLost);
+  const onPaused = watcher.onPanePaused.get(target.paneId) ?? new Set();
+  onPaused.add(markPaused);
+  watcher.onPanePaused.set(target.paneId, onPaused);
   if (!watcher.alive) markLost();
   return {
     get alive(): boolean {
-      return watcher.alive;
+      return watcher.alive && !paused;
     },
     lost,
     close(): void {
       watcher.onGone.delete(markLost);
+      onPaused.delete(markPaused);
       leave();
     },
   };

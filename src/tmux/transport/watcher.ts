@@ -37,6 +37,11 @@ export interface Watcher {
   alive: boolean;
   /** Called when it has gone away or moved to another session (each tap's loss). */
   onGone: Set<() => void>;
+  /**
+   * Per pane, called when tmux paused the pane for this watcher (it fell
+   * {@linkcode PAUSE_AFTER_SECONDS} behind): its taps have lost bytes.
+   */
+  onPanePaused: Map<string, Set<() => void>>;
   /** Whether it answered a command: from then on it reports every byte. */
   ready: Promise<boolean> | null;
   /** Ends it once it has been idle for LINGER_MS. */
@@ -105,6 +110,16 @@ const decoder = new TextDecoder();
 const BACKSLASH = 0x5c;
 
 const OUTPUT_PREFIX = encoder.encode("%output %");
+const EXTENDED_OUTPUT_PREFIX = encoder.encode("%extended-output %");
+const PAUSE_PREFIX = encoder.encode("%pause %");
+
+/**
+ * How far behind a pane's output a watcher may fall before tmux pauses the pane for it, dropping
+ * what it queued (`pause-after`, tmux 3.2 on; it then reports output as `%extended-output`):
+ * queued output is what tmux before 3.8 crashes on when the pane is respawned, and without it
+ * tmux ends a watcher five minutes behind, losing every pane it follows.
+ */
+export const PAUSE_AFTER_SECONDS = 15;
 
 /**
  * How long a watcher nobody uses stays attached: long enough to follow a pane between an agent's
@@ -171,16 +186,32 @@ export function startGrace(watcher: Watcher, paneId: string): void {
 }
 
 /**
- * Stops following a pane nobody listens to: paused, so tmux drops what it queued, and what the
- * watcher knew of its line editor forgotten (it no longer sees it switch).
+ * Stops following a pane: paused (by us, or by tmux for a watcher too far behind), so tmux drops
+ * what it queued, and what the watcher knew of its line editor forgotten (it no longer sees it
+ * switch).
  */
-function letGo(watcher: Watcher, paneId: string): void {
+function letGo(watcher: Watcher, paneId: string, options: { pausedByTmux: boolean }): void {
   watcher.followed.delete(paneId);
   watcher.grace.delete(paneId);
   watcher.lineEditor.delete(paneId);
   watcher.editorTails.delete(paneId);
-  pausePane(watcher, paneId, true);
+  if (options.pausedByTmux) watcher.paused.add(paneId);
+  else pausePane(watcher, paneId, true);
   for (const reported of watcher.editorReported) reported(paneId);
+}
+
+/** A pane's output line (`%output %N DATA`, or `%extended-output %N AGE : DATA`); null: none. */
+function outputOf(line: Uint8Array): { pane: string; data: Uint8Array } | null {
+  const extended = startsWith(line, EXTENDED_OUTPUT_PREFIX);
+  if (!extended && !startsWith(line, OUTPUT_PREFIX)) return null;
+  const from = (extended ? EXTENDED_OUTPUT_PREFIX : OUTPUT_PREFIX).length;
+  const space = line.indexOf(0x20, from);
+  if (space < 0) return null;
+  const pane = decoder.decode(line.subarray(from - 1, space));
+  if (!extended) return { pane, data: line.subarray(space + 1) };
+  // The age is digits: the first colon after the pane is the one before the data.
+  const colon = line.indexOf(0x3a, space);
+  return colon < 0 ? null : { pane, data: line.subarray(colon + 2) };
 }
 
 /** Whether output of `size` bytes from a followed pane is still read (see `grace`). */
@@ -193,16 +224,14 @@ function heard(watcher: Watcher, paneId: string, size: number): boolean {
 }
 
 function handleLine(watcher: Watcher, line: Uint8Array): void {
-  if (startsWith(line, OUTPUT_PREFIX)) {
-    const space = line.indexOf(0x20, OUTPUT_PREFIX.length);
-    if (space < 0) return;
-    const pane = decoder.decode(line.subarray(OUTPUT_PREFIX.length - 1, space));
+  const output = outputOf(line);
+  if (output !== null) {
+    const { pane, data } = output;
     if (!watcher.followed.has(pane)) {
       if (!watcher.paused.has(pane)) pausePane(watcher, pane, true);
       return;
     }
-    const data = line.subarray(space + 1);
-    if (!heard(watcher, pane, data.length)) return letGo(watcher, pane);
+    if (!heard(watcher, pane, data.length)) return letGo(watcher, pane, { pausedByTmux: false });
     const seen = lineEditorSeen(watcher.editorTails.get(pane), data);
     watcher.editorTails.set(pane, seen.tail);
     if (seen.reading !== null) {
@@ -214,6 +243,14 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
     if (watcher.scratch.length < data.length) watcher.scratch = new Uint8Array(data.length);
     const bytes = unescapeOutput(data, watcher.scratch);
     for (const listener of listeners) listener(bytes);
+    return;
+  }
+  if (startsWith(line, PAUSE_PREFIX)) {
+    // Also tmux's answer to a pause of ours: a pane no longer followed, nothing to do.
+    const pane = decoder.decode(line.subarray(PAUSE_PREFIX.length - 1)).trim();
+    if (!watcher.followed.has(pane)) return;
+    letGo(watcher, pane, { pausedByTmux: true });
+    for (const lost of watcher.onPanePaused.get(pane) ?? []) lost();
     return;
   }
   if (watcher.awaited.size > 0) watcher.awaited.get(decoder.decode(line))?.();
@@ -230,7 +267,8 @@ export async function start(
     // command that names none is read-only, and a watcher can be that client for anyone's
     // `tmux send-keys`. A watcher never sends keys itself.
     // -E: the session's environment stays as it is (update-environment would take our process's).
-    ...["attach-session", "-E", "-f", "ignore-size", "-t", target.sessionId],
+    ...["attach-session", "-E", "-f", `ignore-size,pause-after=${PAUSE_AFTER_SECONDS}`],
+    ...["-t", target.sessionId],
   ]);
   if (started === null) return null;
   const watcher: Watcher = {
@@ -244,6 +282,7 @@ export async function start(
     awaited: new Map(),
     alive: true,
     onGone: new Set(),
+    onPanePaused: new Map(),
     scratch: new Uint8Array(4096),
     ready: null,
     idle: undefined,

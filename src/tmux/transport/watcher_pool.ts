@@ -169,6 +169,7 @@ async function repoint(
   watcher.grace.clear();
   for (const gone of watcher.onGone) gone();
   watcher.onGone.clear();
+  watcher.onPanePaused.clear();
   try {
     const answered = await whileNoClientConnects(pool.gates, socket, async () => {
       // Session ids are $N: nothing to quote.
