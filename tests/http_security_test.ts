@@ -10,6 +10,7 @@ import {
   startServer,
 } from "./helpers/mcp.ts";
 import { startTmux, type TestTmux } from "./helpers/tmux.ts";
+import { output } from "./helpers/processes.ts";
 
 const TOKEN = "t0ken-for-tests-0123456789abcdef";
 
@@ -376,10 +377,9 @@ Deno.test("a token from --token-file keeps it out of argv; a blank token is refu
   }
 });
 
-/** The server process's resident memory in MB (tests read /proc). */
+/** The server process's resident memory in MB, from ps (Deno reads /proc only with -A). */
 async function rssMB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? "0") / 1024;
+  return Number((await output("ps", ["-o", "rss=", "-p", String(pid)])).trim()) / 1024;
 }
 
 /**
