@@ -505,3 +505,32 @@ Deno.test("sessions that only hold a stream open do not lock a new client out", 
     }
   });
 });
+
+Deno.test("in a session, a batch of more than 100 messages is refused unparsed; a small one is served", async () => {
+  await withHttp(["--no-token"], async (_conn, _tmux, url) => {
+    const made = await postMcp(url, {}, INITIALIZE_REQUEST.replace("2025-06-18", "2025-03-26"));
+    const id = made.headers.get("mcp-session-id") ?? "";
+    await made.body?.cancel();
+    const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-03-26" };
+    const initialized = await postMcp(
+      url,
+      headers,
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    );
+    await initialized.body?.cancel();
+    // 4 MiB of empty objects: the SDK parsed every one of them before its own limit refused them.
+    const huge = await postMcp(url, headers, "[" + "{},".repeat(1_398_000) + "{}]");
+    assertEquals(huge.status, 400);
+    assertMatch((await huge.json()).error.message, /at most 100 messages/);
+    // Protocol 2025-03-26 has batches: two pings are answered.
+    const pings = await postMcp(
+      url,
+      headers,
+      '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+    );
+    const text = await pings.text();
+    assertEquals(pings.status, 200, text);
+    assertMatch(text, /"id":1/);
+    assertMatch(text, /"id":2/);
+  });
+});

@@ -9,7 +9,8 @@
  * - sessions are capped: a new one closes the least recently used session with no request in
  *   flight (a stream held open does not count), and only when every session is busy with a
  *   request is it refused; sessions idle too long are closed;
- * - a batch is refused before any session is made, unparsed.
+ * - a batch is refused before any session is made, and one of more than 100 messages in a
+ *   session, unparsed (`batch.ts`).
  *
  * @module
  */
@@ -25,6 +26,7 @@ import { endCancelledRequests, requestIdOf } from "../mcp/mod.ts";
 import { serveHttp1 } from "./http1_server.ts";
 import { guardRequest, jsonError } from "./guard.ts";
 import { urlHost } from "../util/mod.ts";
+import { BATCH_MAX, batchElements, isBatch } from "./batch.ts";
 import { connectServer, type ToolContext } from "../server.ts";
 
 /** Options for {@linkcode serveHttp}. */
@@ -72,10 +74,8 @@ export interface HttpHandle {
 /** Why a batch is refused before any session is made. */
 const BATCH_REFUSED = "bad request: a session starts with one initialize request, not a batch";
 
-/** Whether a body is a JSON array (a batch), told from its first character. */
-function isBatch(text: string): boolean {
-  return /^\s*\[/.test(text.slice(0, 64));
-}
+/** Why a batch over {@linkcode BATCH_MAX} messages is refused. */
+const BATCH_TOO_LARGE = `bad request: a batch holds at most ${BATCH_MAX} messages`;
 
 /**
  * A request without a session that would be refused anyway, answered before a session is made
@@ -264,6 +264,13 @@ async function route(sessions: Sessions, req: Request): Promise<Response> {
   }
   const session = sessions.open.get(id);
   if (!session) return jsonError(404, "session not found (expired or closed)");
+  // Counted unparsed, before the SDK parses every element of it.
+  if (req.method === "POST") {
+    const text = await req.clone().text();
+    if (isBatch(text) && batchElements(text, BATCH_MAX) > BATCH_MAX) {
+      return jsonError(400, BATCH_TOO_LARGE);
+    }
+  }
   session.lastSeen = Date.now();
   const counted = req.method !== "GET";
   if (counted) session.requests++;
