@@ -78,6 +78,12 @@ export interface Watcher {
    * before 3.7; `pause` discards what is queued.)
    */
   paused: Set<string>;
+  /**
+   * Per pane, the `%pause` lines tmux owes this watcher for pauses it asked for: only a `%pause`
+   * beyond them is tmux's own (see {@linkcode PAUSE_AFTER_SECONDS}). A call may follow the pane
+   * again before the line of an earlier pause of ours arrives.
+   */
+  ownPauses: Map<string, number>;
 }
 
 /** The watchers of one owner (see `TmuxClient`), one per socket and session. */
@@ -172,6 +178,10 @@ function startsWith(line: Uint8Array, prefix: Uint8Array): boolean {
 
 /** Asks tmux to pause (or continue) sending this watcher a pane's output. */
 export function pausePane(watcher: Watcher, paneId: string, pause: boolean): void {
+  // tmux says `%pause` for a pane that was flowing: that line is ours, not pause-after's.
+  if (pause && !watcher.paused.has(paneId)) {
+    watcher.ownPauses.set(paneId, (watcher.ownPauses.get(paneId) ?? 0) + 1);
+  }
   if (pause) watcher.paused.add(paneId);
   else watcher.paused.delete(paneId);
   // Pane ids are %N: nothing to quote. The reply is a block nobody waits for.
@@ -246,8 +256,16 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
     return;
   }
   if (startsWith(line, PAUSE_PREFIX)) {
-    // Also tmux's answer to a pause of ours: a pane no longer followed, nothing to do.
     const pane = decoder.decode(line.subarray(PAUSE_PREFIX.length - 1)).trim();
+    // tmux's answer to a pause of ours, which a call may have followed by a continue since.
+    const own = watcher.ownPauses.get(pane) ?? 0;
+    if (own > 0) {
+      if (own === 1) watcher.ownPauses.delete(pane);
+      else watcher.ownPauses.set(pane, own - 1);
+      return;
+    }
+    // tmux paused it for this watcher (pause-after): what it sends resumes only on a continue.
+    watcher.paused.add(pane);
     if (!watcher.followed.has(pane)) return;
     letGo(watcher, pane, { pausedByTmux: true });
     for (const lost of watcher.onPanePaused.get(pane) ?? []) lost();
@@ -292,6 +310,7 @@ export async function start(
     followed: new Set(),
     grace: new Map(),
     paused: new Set(),
+    ownPauses: new Map(),
   };
   (async () => {
     try {
