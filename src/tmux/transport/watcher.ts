@@ -205,8 +205,8 @@ function letGo(watcher: Watcher, paneId: string, options: { pausedByTmux: boolea
   watcher.grace.delete(paneId);
   watcher.lineEditor.delete(paneId);
   watcher.editorTails.delete(paneId);
-  if (options.pausedByTmux) watcher.paused.add(paneId);
-  else pausePane(watcher, paneId, true);
+  // tmux's own pause is already in `paused` (see handleLine).
+  if (!options.pausedByTmux) pausePane(watcher, paneId, true);
   for (const reported of watcher.editorReported) reported(paneId);
 }
 
