@@ -69,6 +69,14 @@ const output = {
   timed_out: z.boolean().describe(
     "the wait hit effective_timeout: the command MAY STILL BE RUNNING; do not run it again",
   ),
+  waiting_for_input: z.literal(true).optional().describe(
+    "the command waits for terminal input (the kernel says so) and is STILL RUNNING: answer " +
+      "with send_keys, then wait_for_command collects it",
+  ),
+  prompt: z.string().optional().describe("with waiting_for_input: the row under the cursor"),
+  full_screen: z.boolean().optional().describe(
+    "with waiting_for_input: a full-screen program (an editor, a pager) has the pane",
+  ),
   started: z.boolean().nullable().describe(
     "false: the command never started and never will (see not_started_reason): not typed, or " +
       "typed, not run by the shell, and withdrawn. null: UNKNOWN, typed but not run yet and it " +
@@ -327,7 +335,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       return {
         paneId: result.pane_id,
         exitStatus: result.exit_status,
-        timedOut: result.timed_out,
+        timedOut: result.timed_out || result.waiting_for_input === true,
         output: {
           lines: result.output,
           truncated: result.output_truncated,

@@ -53,6 +53,7 @@ function withoutDefaults<T extends Record<string, unknown>>(
 export function leanRunResult(result: Record<string, unknown>): Record<string, unknown> {
   const lean: Record<string, unknown> = withoutDefaults(result, RUN_DEFAULTS);
   const over = result.timed_out === false && result.started !== null &&
+    result.waiting_for_input !== true &&
     result.output_more === null && result.transport_lost !== true;
   if (over) delete lean.run_id;
   const whole = result.output_from_line === 1 && result.output_truncated === false &&

@@ -103,7 +103,7 @@ function outcomeWord(outcome: PaneOutcome): string {
 /** The state of a run that ran. */
 function stateOf(result: RunResult): State {
   if (result.started === false) return "not_started";
-  if (result.timed_out) return "timed_out";
+  if (result.timed_out || result.waiting_for_input) return "timed_out";
   if (result.exit_status === null) return "no_status";
   return result.exit_status === 0 ? "ok" : "nonzero";
 }

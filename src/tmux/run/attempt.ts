@@ -16,7 +16,10 @@ import type { CallNames } from "./shell.ts";
 import type { PaneCall, Runner } from "./state.ts";
 import type { RunStream, TypingOptions } from "./stream.ts";
 import type { RunRequest } from "./types.ts";
+import type { InputWait } from "../read/input_wait.ts";
 import { waitForEnd, type WaitOutcome } from "./wait.ts";
+import { abortable, ABORTED } from "../../util/mod.ts";
+import { untilProgramWaits } from "../read/program_turn.ts";
 
 /** What a call has before it types: its pane's turn, its names, the result's first fields. */
 export interface Start {
@@ -96,5 +99,26 @@ export function waitOnce(
     progress,
     // Followed in its session's stream, a run is watched for its pane leaving that session.
     sessionId: attempt.tap === null ? undefined : attempt.pane.state.session_id,
+    asks: attempt.tap === null || attempt.stream === null
+      ? undefined
+      : (signal) => commandAsks(attempt.request, attempt.stream!, signal),
   });
+}
+
+/**
+ * Resolves once the command (or a program it started) waits for terminal input, its output
+ * settled: looked for from its start marker on (before it, the shell's own line editor reads);
+ * null when that cannot be told, or the run ended first.
+ */
+export async function commandAsks(
+  request: Pick<RunRequest, "socket" | "paneId">,
+  stream: RunStream,
+  signal: AbortSignal,
+): Promise<InputWait | null> {
+  if (await abortable(stream.whenStarted, signal) === ABORTED) return null;
+  const look = await untilProgramWaits(request.socket, request.paneId, {
+    signal,
+    lastOutput: () => stream.lastOutput,
+  });
+  return stream.done ? null : look;
 }

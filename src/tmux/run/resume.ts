@@ -32,6 +32,7 @@ import {
 } from "./types.ts";
 import { channelEnd, parseTrailerValue, type Trailer, waitForEnd } from "./wait.ts";
 import { resumedProgress } from "./progress.ts";
+import { inputPrompt, untilProgramWaits } from "../read/program_turn.ts";
 
 /** One wait_for_command request. */
 export interface ResumeRequest {
@@ -224,23 +225,37 @@ async function waitWhileRunning(run: Collecting): Promise<RunResult | null> {
     request.onProgress,
   );
   const limits = { socket, paneId, timeout: request.timeout, signal };
+  const stored = runner.store.get(request.runId);
+  // A run whose line may not have run yet has no command to ask: its shell's editor reads.
+  const asks = run.record.pending !== undefined
+    ? undefined
+    : (signal: AbortSignal) =>
+      untilProgramWaits(socket, paneId, {
+        signal,
+        lastOutput: stored?.following && stored.seen ? () => stored.seen!.lastOutput : undefined,
+      });
   const outcome = await waitForEnd(channelEnd(waiter.done), limits, {
     started,
     pid: run.record.anchor.pid,
     progress,
+    asks,
   }).finally(() => waiter.kill());
   if (outcome === "pane_gone") throw new TmuxError("not_found", `pane ${paneId} was closed`);
   if (outcome === "aborted") throw new TmuxError("cancelled", "wait_for_command was cancelled");
   run.state = await queryPane(socket, paneId, recordFields(names));
   if (neverRuns(run)) return await supersededResult(run);
   if (run.state[names.option] !== "" || !running(run) || replaced(run)) return null;
+  const asked = outcome === "waiting_input"
+    ? { waiting_for_input: true as const, ...await inputPrompt(socket, paneId) }
+    : {};
   return {
     ...run.base,
     ...(run.record.pending === undefined
       ? {}
       : { started: null, not_started_reason: STILL_MAY_START }),
     exit_status: null,
-    timed_out: true,
+    timed_out: outcome !== "waiting_input",
+    ...asked,
     no_status_reason: null,
     elapsed_seconds: elapsedOf(run),
     ...await runOutput(runner, {

@@ -98,7 +98,12 @@ export interface StoredRun {
   /** Called when the store lets the run go (the stream that fills the log can stop). */
   onDrop?: () => void;
   /** What the stream saw that its lines cannot tell, when the log was filled from one. */
-  seen?: { readonly alternateScreen: boolean; readonly invalidUtf8: boolean };
+  seen?: {
+    readonly alternateScreen: boolean;
+    readonly invalidUtf8: boolean;
+    /** When the pane last wrote output (ms since the epoch). */
+    readonly lastOutput: number;
+  };
   /** Whose run it is (see owner.ts); null: anyone's. */
   owner: string | null;
 }

@@ -25,6 +25,7 @@ import { NO_OUTPUT, type RunResult } from "./types.ts";
 import type { WaitOutcome } from "./wait.ts";
 import { STREAM_END_MS } from "./stream.ts";
 import { watcherCaughtUp } from "../transport/watch.ts";
+import { inputPrompt } from "../read/program_turn.ts";
 import { MAY_START, NEVER_STARTED, NO_STATUS } from "./reasons.ts";
 import {
   finished,
@@ -63,6 +64,7 @@ export async function settle(context: RunContext, outcome: WaitOutcome): Promise
     case "aborted":
       return await afterCall(() => cancelledRun(context));
     case "timeout":
+    case "waiting_input":
       // The run goes on whatever the call says: recording it for wait_for_command has a deadline
       // of its own, not what is left of the call's (a flood that swamps tmux took more).
       return await afterCall(() => timedOut(context, outcome));
@@ -207,13 +209,14 @@ async function notRunYet(
  */
 async function timedOut(
   context: RunContext,
-  outcome: "timeout" | "stream_lost" | "pane_moved",
+  outcome: "timeout" | "stream_lost" | "pane_moved" | "waiting_input",
 ): Promise<RunResult> {
   const { runner, request, call, stream } = context;
   const { socket, paneId, names } = call;
   const key = lockKey(socket, paneId);
   await context.waiter?.kill();
-  if (stream !== null && outcome === "timeout") {
+  const asks = outcome === "waiting_input";
+  if (stream !== null && (outcome === "timeout" || asks)) {
     // Output tmux has read is on its way: an end marker among it ends the call after all.
     await watcherCaughtUp(socket, { sessionId: context.sessionId });
     if (stream.done) return streamResult(context, stream);
@@ -224,12 +227,23 @@ async function timedOut(
     const started = stream?.started === true || state.pane_path === names.startMarker;
     // A lost stream says nothing of the shell (its watcher went away just after the line was
     // typed, say): the run is waited for by its record, never called not started.
-    if (!started && outcome === "timeout") return await notRunYet(context, { written, state });
+    if (!started && (outcome === "timeout" || asks)) {
+      return await notRunYet(context, { written, state });
+    }
     rememberFunction(runner, key, context.functionMark);
     // Records past keeping (and anything else stale) in this pane go now.
     const fresh = await idleState(socket, paneId, undefined).catch(() => null);
     if (fresh !== null) await reconcile(socket, paneId, fresh).catch(() => false);
     const remaining = context.started + request.timeout * 1000 - Date.now();
+    if (asks) {
+      const prompt = await inputPrompt(socket, paneId);
+      return {
+        ...await runningResult(context),
+        timed_out: false,
+        waiting_for_input: true,
+        ...prompt,
+      };
+    }
     if (outcome !== "timeout" && remaining > 0) {
       return await waitForRun(runner, {
         socket,
@@ -253,7 +267,7 @@ async function timedOut(
     await forgetRun(call);
     return result;
   }
-  const ended = outcome === "timeout" &&
+  const ended = (outcome === "timeout" || asks) &&
     await stream.ended(AbortSignal.timeout(STREAM_END_MS));
   await forgetRun(call);
   if (ended) return streamResult(context, stream);

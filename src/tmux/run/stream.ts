@@ -141,6 +141,10 @@ export class RunStream {
     return this.#started;
   }
   #started = false;
+  #markStarted!: () => void;
+
+  /** Resolves once the start marker came by. */
+  readonly whenStarted: Promise<void> = new Promise((resolve) => this.#markStarted = resolve);
 
   /** How the run ended (see {@linkcode RunStream.done}); null: its status field was not valid. */
   get end(): RunEnd | null | undefined {
@@ -187,8 +191,15 @@ export class RunStream {
     return this.#output;
   }
 
+  /** When the pane last wrote output (ms since the epoch; the stream's start before any). */
+  get lastOutput(): number {
+    return this.#lastOutput;
+  }
+  #lastOutput = Date.now();
+
   /** Feeds the pane's next output bytes. */
   push(bytes: Uint8Array): void {
+    this.#lastOutput = Date.now();
     this.#feed(bytes);
     this.#output.flush();
   }
@@ -218,6 +229,7 @@ export class RunStream {
       text = text.slice(start + this.#start.length);
       this.#phase = "inside";
       this.#started = true;
+      this.#markStarted();
     }
     const end = text.indexOf(this.#end);
     if (end < 0) {

@@ -96,6 +96,15 @@ export interface RunResult extends OutputFields {
   exit_status: number | null;
   /** The wait hit effective_timeout: the command may still be running. */
   timed_out: boolean;
+  /**
+   * Present (true) when the call ended because the command waits for terminal input, as the
+   * kernel tells it: it is still running; answer with send_keys, then wait_for_command collects it.
+   */
+  waiting_for_input?: true;
+  /** With waiting_for_input: the row under the cursor (the question it asks). */
+  prompt?: string;
+  /** With waiting_for_input: the command shows a full-screen program (an editor, a pager). */
+  full_screen?: boolean;
   /** A remote host's link dropped during the call: the command may still be running. */
   transport_lost?: boolean;
   /**
@@ -120,6 +129,9 @@ export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "run_id",
   "exit_status",
   "timed_out",
+  "waiting_for_input",
+  "prompt",
+  "full_screen",
   "transport_lost",
   "started",
   "not_started_reason",

@@ -99,7 +99,8 @@ export type WaitOutcome =
   | "pane_gone"
   | "shell_gone"
   | "stream_lost"
-  | "pane_moved";
+  | "pane_moved"
+  | "waiting_input";
 
 /** How often a waiting call checks that its pane and its shell are still there. */
 const PANE_CHECK_MS = 500;
@@ -117,12 +118,18 @@ export interface WaitForEndOptions {
    * then reaches that stream no more) ends the wait as `pane_moved`.
    */
   sessionId?: string;
+  /**
+   * Resolves once the command waits for terminal input (see read/program_turn.ts), null when
+   * that cannot be told; ends the wait as `waiting_input`. Given the wait's own signal.
+   */
+  asks?: (signal: AbortSignal) => Promise<unknown | null>;
 }
 
 /**
  * Waits for `ended` (the run's end, or the loss of what reports it) until the timeout passes, the
  * call is cancelled, or the pane goes away or gets another process (checked every
- * {@linkcode PANE_CHECK_MS}: a closed pane, or a replaced shell, never reports an end).
+ * {@linkcode PANE_CHECK_MS}: a closed pane, or a replaced shell, never reports an end), or
+ * the command waits for input (`asks`).
  */
 export async function waitForEnd(
   ended: Promise<"ended" | "stream_lost">,
@@ -156,14 +163,21 @@ export async function waitForEnd(
     }, PANE_CHECK_MS);
   });
   using limit = deadline(options.started + request.timeout * 1000 - Date.now(), request.signal);
+  const stopAsking = new AbortController();
+  const asked = options.asks?.(AbortSignal.any([limit.signal, stopAsking.signal]))
+    .then((look) => look === null ? never : "waiting_input" as const) ?? never;
   try {
-    const outcome = await abortable(Promise.race([ended, gone]), limit.signal);
+    const outcome = await abortable(Promise.race([ended, gone, asked]), limit.signal);
     if (outcome === ABORTED) return request.signal?.aborted ? "aborted" : "timeout";
     return outcome;
   } finally {
     clearInterval(check);
+    stopAsking.abort();
   }
 }
+
+/** A promise that never settles: a race's side that has nothing to say. */
+const never: Promise<never> = new Promise(() => {});
 
 /** What a `tmux wait-for` child reports, as {@linkcode waitForEnd} takes it. */
 export async function channelEnd(

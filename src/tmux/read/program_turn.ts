@@ -1,0 +1,99 @@
+/**
+ * Waiting for a pane's program to wait for input: the end of an exchange as the kernel tells it
+ * (see input_wait.ts), once the program has written nothing for a moment and still waits a settle
+ * time later, with nothing written between the two looks.
+ *
+ * @module
+ */
+
+import { delay } from "../../util/mod.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+import { type InputWait, lookForInputWait } from "./input_wait.ts";
+import { queryPane } from "../objects/target.ts";
+import { screenRows } from "./capture.ts";
+
+/** How long the pane must have written nothing before the first look. */
+export const TURN_QUIET_MS = 150;
+
+/** How long after a look that saw the program waiting it is looked at again. */
+const SETTLE_MS = 200;
+
+/** The longest pause between looks while the program is busy (a look costs a tmux command). */
+const PAUSE_MAX_MS = 1000;
+
+/** Options for {@linkcode untilProgramWaits}. */
+export interface ProgramTurnOptions {
+  /** Ends the waiting (it then resolves null). */
+  signal: AbortSignal;
+  /**
+   * When the pane last wrote output (ms since the epoch), from a stream that follows it; absent:
+   * only the pane's cursor and history tell that nothing was written between two looks.
+   */
+  lastOutput?: () => number;
+}
+
+/**
+ * Resolves with the last look once the pane's program has waited for terminal input for a settle
+ * time, its output settled; null when aborted, or at once when the kernel cannot be asked here
+ * (no /proc and no `ps`): the caller then ends as it did without it.
+ */
+export async function untilProgramWaits(
+  socket: TmuxSocket,
+  paneId: string,
+  options: ProgramTurnOptions,
+): Promise<InputWait | null> {
+  const { signal } = options;
+  const lastOutput = options.lastOutput ?? (() => 0);
+  let pause = TURN_QUIET_MS;
+  while (!signal.aborted) {
+    const quiet = Date.now() - lastOutput();
+    if (quiet < TURN_QUIET_MS) {
+      await delay(TURN_QUIET_MS - quiet, { signal });
+      continue;
+    }
+    const at = Date.now();
+    const first = await look(socket, paneId);
+    if (first === null || first.waiting === null || signal.aborted) return null;
+    if (!first.waiting) {
+      await delay(pause, { signal });
+      pause = Math.min(pause * 2, PAUSE_MAX_MS);
+      continue;
+    }
+    pause = TURN_QUIET_MS;
+    await delay(SETTLE_MS, { signal });
+    if (signal.aborted) return null;
+    const second = await look(socket, paneId);
+    if (second === null || second.waiting === null) return null;
+    if (second.waiting && second.position === first.position && lastOutput() < at) return second;
+  }
+  return null;
+}
+
+/** One look; null when tmux could not be asked (the pane closed, the server went). */
+async function look(socket: TmuxSocket, paneId: string): Promise<InputWait | null> {
+  return await lookForInputWait(socket, paneId).catch(() => null);
+}
+
+/** The longest prompt a result shows, in characters. */
+const PROMPT_MAX = 200;
+
+/** What a program waiting for input shows: the row under the cursor, and its screen. */
+export interface InputPrompt {
+  /** The cursor's row, trailing spaces dropped (cut to 200 characters). */
+  prompt: string;
+  /** The program drew a screen of its own (the alternate screen: an editor, a pager). */
+  full_screen: boolean;
+}
+
+/** The row under the pane's cursor now, as a program waiting for input shows it. */
+export async function inputPrompt(socket: TmuxSocket, paneId: string): Promise<InputPrompt> {
+  const [place, rows] = await Promise.all([
+    queryPane(socket, paneId, ["cursor_y", "alternate_on"]),
+    screenRows(socket, paneId),
+  ]);
+  const row = rows[Number(place.cursor_y)] ?? "";
+  return {
+    prompt: [...row].slice(0, PROMPT_MAX).join(""),
+    full_screen: place.alternate_on === "1",
+  };
+}

@@ -1,0 +1,122 @@
+// run_command and wait_for_command end when the command waits for terminal input, as the kernel
+// tells it (the foreground process asleep reading the pane's terminal), not at their timeout:
+// a REPL, `cat`, `read -p`, an installer's [Y/n], ssh's question about an unknown host key.
+// The run goes on; send_keys answers it, wait_for_command collects it.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { type Connection, fullRunResult, textOf, withServer } from "./helpers/mcp.ts";
+import { testNeeding } from "./helpers/prerequisites.ts";
+import { startSshd } from "./helpers/sshd.ts";
+
+type Json = Record<string, unknown>;
+
+async function call(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
+  const result = await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+  assert(!result.isError, `${name}: ${textOf(result)}`);
+  return result;
+}
+
+/** A run_command that must come back waiting for input (its timeout far off). */
+async function asks(conn: Connection, pane: string, command: string): Promise<Json> {
+  const result = await call(conn, "run_command", { pane_id: pane, command, timeout: 25 });
+  const run = fullRunResult(result.structuredContent as Json);
+  assertEquals(
+    [run.waiting_for_input, run.timed_out, run.exit_status],
+    [true, false, null],
+    `${command}: ${textOf(result)}`,
+  );
+  assert(textOf(result).includes("waiting for input"), textOf(result));
+  assert(typeof run.run_id === "string", "a waiting run is named");
+  return run;
+}
+
+/** Collects a run: it must have ended, with this status. */
+async function collect(conn: Connection, runId: unknown, status: number): Promise<Json> {
+  const result = await call(conn, "wait_for_command", { run_id: runId, timeout: 20 });
+  const run = fullRunResult(result.structuredContent as Json);
+  assertEquals([run.exit_status, run.timed_out], [status, false], textOf(result));
+  return run;
+}
+
+testNeeding(["python3"], "run_command returns at python's prompt, the run goes on", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    const run = await asks(conn, pane, "python3 -q");
+    assertEquals(run.prompt, ">>>");
+    assertEquals(run.full_screen, false);
+    // The answer, then the next question: wait_for_command ends there too.
+    await call(conn, "send_keys", { pane_id: pane, text: "print(6*7)", enter: true });
+    const next = fullRunResult(
+      (await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 20 }))
+        .structuredContent as Json,
+    );
+    assertEquals([next.waiting_for_input, next.prompt], [true, ">>>"]);
+    assert((next.output as string[]).includes("42"), JSON.stringify(next.output));
+    await call(conn, "send_keys", { pane_id: pane, text: "raise SystemExit(3)", enter: true });
+    await collect(conn, run.run_id, 3);
+  });
+});
+
+testNeeding([], "run_command returns when cat, read -p or a [Y/n] question reads", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    const cat = await asks(conn, pane, "cat");
+    await call(conn, "send_keys", { pane_id: pane, keys: ["C-d"] });
+    await collect(conn, cat.run_id, 0);
+
+    const read = await asks(conn, pane, "read -p 'name? ' answer && echo \"hi $answer\"");
+    assertEquals(read.prompt, "name?");
+    await call(conn, "send_keys", { pane_id: pane, text: "Ada", enter: true });
+    const hi = await collect(conn, read.run_id, 0);
+    assertEquals(hi.output, ["name? Ada", "hi Ada"]);
+
+    const install = "echo 'about to install 3 packages'; printf 'Continue? [Y/n] '; read yes; " +
+      'test "$yes" = y && echo installed';
+    const question = await asks(conn, pane, install);
+    assertEquals(question.prompt, "Continue? [Y/n]");
+    assertEquals((question.output as string[])[0], "about to install 3 packages");
+    await call(conn, "send_keys", { pane_id: pane, text: "y", enter: true });
+    const done = await collect(conn, question.run_id, 0);
+    assertEquals((done.output as string[]).at(-1), "installed");
+  });
+});
+
+testNeeding([], "a command that sleeps, prints and ends is not taken for a question", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const result = await call(conn, "run_command", {
+      pane_id: tmux.paneId,
+      command: "sleep 1; echo one; sleep 1; echo two",
+      timeout: 20,
+    });
+    const run = fullRunResult(result.structuredContent as Json);
+    assertEquals([run.exit_status, run.waiting_for_input, run.output], [0, undefined, [
+      "one",
+      "two",
+    ]]);
+  });
+});
+
+testNeeding(
+  ["sshd", "ssh"],
+  "run_command returns at ssh's question about an unknown host key",
+  async () => {
+    const sshd = await startSshd();
+    try {
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const run = await asks(
+          conn,
+          tmux.paneId,
+          `ssh -F ${sshd.configFile} ${sshd.aliases.unknownKey} true`,
+        );
+        assert(String(run.prompt).includes("(yes/no"), String(run.prompt));
+        await call(conn, "send_keys", { pane_id: tmux.paneId, text: "no", enter: true });
+        const result = await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 20 });
+        const ended = fullRunResult(result.structuredContent as Json);
+        assertEquals(ended.timed_out, false);
+        assert(ended.exit_status !== 0, textOf(result));
+      });
+    } finally {
+      await sshd.close();
+    }
+  },
+);
