@@ -158,3 +158,29 @@ Deno.test("wait_for_text: a wait with no end but the timeout is refused; exits a
     assertEquals(quiet.outcome, "quiet");
   });
 });
+
+testNeeding(
+  ["python3", "node"],
+  "an exchange ends on the program's turn: a slow statement's answer is not cut at 2 s of quiet",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      // A caller's pattern and timeout are what end a wait, not quiet it never asked for.
+      const build = await ask(conn, tmux.paneId, "sleep 3; echo BUILD-DONE", {
+        patterns: ["BUILD-DONE"],
+        timeout: 10,
+      });
+      assertEquals([build.outcome, build.lines.includes("BUILD-DONE")], ["matched", true]);
+      const python = await started(tmux, "python3 -q", />>>$/);
+      const slow = await ask(conn, python, "import time; time.sleep(2.5); print('SLOW-RESULT-42')");
+      assertEquals([slow.outcome, slow.lines], ["prompt", ["SLOW-RESULT-42", ">>> "]]);
+      // An event loop awaiting a timer polls its terminal too: its empty row is no question.
+      const node = await started(tmux, "node", />$/);
+      const late = await ask(
+        conn,
+        node,
+        "await new Promise((r) => setTimeout(r, 2500)); 'NODE-LATE'",
+      );
+      assertEquals([late.outcome, late.lines], ["prompt", ["'NODE-LATE'", "> "]]);
+    });
+  },
+);

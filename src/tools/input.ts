@@ -72,6 +72,8 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         cursor: typed.cursor,
         screen: typed.screen,
         settled: true,
+        // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
+        fallbackQuietSeconds: 2,
       });
       return { ...sent, answer };
     },

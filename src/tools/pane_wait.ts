@@ -31,7 +31,8 @@ const PROMPTS = "python, node, psql, sqlite3, gdb, pdb, irb, a shell";
 export const waitUntilShape = {
   patterns: patternsSchema.default([]).describe("any one matches"),
   prompt: z.boolean().default(false).describe(
-    `end when a known prompt (${PROMPTS}) waits for input again`,
+    "end when the program waits for input again, as the kernel tells (a known prompt: " +
+      `${PROMPTS}, where it cannot)`,
   ),
   quiet_seconds: z.number().min(0.1).max(600).optional().describe(
     "end once the pane writes nothing for this long",
@@ -43,19 +44,21 @@ export const sendWaitSchema: ZodOptional<
   ZodObject<{
     patterns: ZodDefault<ZodArray<ZodString>>;
     prompt: ZodDefault<ZodBoolean>;
-    quiet_seconds: ZodDefault<ZodNumber>;
+    quiet_seconds: ZodOptional<ZodNumber>;
     timeout: ZodDefault<ZodNumber>;
   }>
 > = z.object({
   patterns: patternsSchema.default([]).describe("end when one shows in the answer"),
-  prompt: z.boolean().default(true).describe(`end at a known prompt (${PROMPTS})`),
-  quiet_seconds: z.number().min(0.1).max(600).default(2).describe(
-    "end once the pane writes nothing for this long",
+  prompt: z.boolean().default(true).describe(
+    "end when the program waits for input again (the kernel tells; else a known prompt)",
+  ),
+  quiet_seconds: z.number().min(0.1).max(600).optional().describe(
+    "also end once the pane writes nothing for this long",
   ),
   timeout: timeoutSchema,
 }).optional().describe(
-  "wait in this call and return the answer (its echo left out): until a pattern, a known " +
-    "prompt, quiet_seconds of quiet, the program's exit, or the timeout",
+  "wait in this call and return the answer (its echo left out): until the program waits for " +
+    "input again, a pattern, quiet_seconds if given, its exit, or the timeout",
 );
 
 /** The fields of a wait's result. */
@@ -116,6 +119,8 @@ export interface WaitCall {
   screen?: string[];
   /** send_keys settled the pane before it typed, in this call. */
   settled?: boolean;
+  /** Where the kernel cannot tell the program's turn, end after this much quiet (seconds). */
+  fallbackQuietSeconds?: number;
 }
 
 /** Waits on a pane as asked; refuses a wait with no end but the timeout. */
@@ -134,6 +139,9 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
     caseSensitive: args.case_sensitive ?? true,
     prompt: args.prompt,
     quietMs: args.quiet_seconds === undefined ? null : args.quiet_seconds * 1000,
+    fallbackQuietMs: call.fallbackQuietSeconds === undefined
+      ? null
+      : call.fallbackQuietSeconds * 1000,
     screenBefore: call.screen,
     timeout,
     cursor: call.cursor,

@@ -17,12 +17,23 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { lockKey } from "../transport/exec.ts";
 import { NAME_PREFIX } from "../names.ts";
 
-/** What one look saw. */
-export interface InputWait {
+/** What the kernel tells of a foreground group. */
+export interface Told {
   /** The program waits for terminal input; null: it cannot be told here (no /proc, no ps). */
   waiting: boolean | null;
+  /**
+   * It waits on several files, the terminal among them, and reads none: an event loop may wait
+   * so with work pending (node awaiting a timer), so the screen is asked too.
+   */
+  polled: boolean;
   /** The terminal is canonical (line by line); false: a program set it to read keys. */
   canonical: boolean | null;
+}
+
+const UNTOLD: Told = { waiting: null, polled: false, canonical: null };
+
+/** What one look saw. */
+export interface InputWait extends Told {
   /** The pane's cursor and history as the look was taken: unchanged means no output between. */
   position: string;
   /** The pane shows its alternate screen (a full-screen program). */
@@ -74,8 +85,11 @@ const TTY_READ_WCHAN = /^(n_tty_read|wait_woken)$/;
 const POLL_WCHAN =
   /^(poll_schedule_timeout|do_select|do_sys_poll|core_sys_select|ep_poll|do_epoll_wait)/;
 
-/** How a process of the foreground group stands toward the terminal. */
-type Stance = "running" | "reading" | "other";
+/**
+ * How a process of the foreground group stands toward the terminal: `polling` is a wait on
+ * several files that includes it (an event loop may wait so while it has work pending).
+ */
+type Stance = "running" | "reading" | "polling" | "other";
 
 /**
  * One Linux process line: `pid state wchan syscall arg0 sockets fd0 readfd`. A read of the
@@ -101,7 +115,14 @@ function linuxStance(fields: string[], machine: string, canonical: boolean | nul
   if (!polls || !onTerminal) return "other";
   // pselect6 over the first file alone (x86_64: nfds 1): the terminal, exactly.
   if (machine === "x86_64" && number === 270 && arg0 === "0x1") return "reading";
-  return sockets === "0" || canonical === false ? "reading" : "other";
+  return sockets === "0" || canonical === false ? "polling" : "other";
+}
+
+/** Whether a group waits (none of it runs, one reads or polls the terminal), and how it is told. */
+function groupWaits(stances: Stance[]): { waiting: boolean; polled: boolean } {
+  const waiting = !stances.includes("running") &&
+    (stances.includes("reading") || stances.includes("polling"));
+  return { waiting, polled: waiting && !stances.includes("reading") };
 }
 
 /** The terminal's mode, as the script wrote it. */
@@ -111,13 +132,11 @@ function modeOf(word: string | undefined): boolean | null {
 
 /**
  * Whether the foreground group waits for terminal input, from the script's answer: a process
- * reads the terminal and none runs. Null: the answer cannot tell (no /proc and no `ps`, or it
+ * reads (or polls) the terminal and none runs. Null: the answer cannot tell (no /proc and no `ps`, or it
  * is not one the script writes).
  */
-export function parseInputWait(
-  answer: string,
-): { waiting: boolean | null; canonical: boolean | null } {
-  if (answer.length > ANSWER_MAX) return { waiting: null, canonical: null };
+export function parseInputWait(answer: string): Told {
+  if (answer.length > ANSWER_MAX) return UNTOLD;
   const [head, ...rest] = answer.split(";").slice(0, GROUP_MAX + 1);
   const words = head.trim().split(" ");
   if (words[0] === "linux") {
@@ -126,12 +145,11 @@ export function parseInputWait(
       .map((line) => line.trim().split(" "))
       .filter((fields) => fields.length === 8 && /^\d+$/.test(fields[0]))
       .map((fields) => linuxStance(fields, words[1], canonical));
-    if (stances.length === 0) return { waiting: null, canonical };
-    const waiting = !stances.includes("running") && stances.includes("reading");
-    return { waiting, canonical };
+    if (stances.length === 0) return { ...UNTOLD, canonical };
+    return { ...groupWaits(stances), canonical };
   }
-  if (words[0] === "ps") return { ...psWaiting(rest, modeOf(words[1])) };
-  return { waiting: null, canonical: null };
+  if (words[0] === "ps") return psWaiting(rest, modeOf(words[1]));
+  return UNTOLD;
 }
 
 /**
@@ -140,20 +158,17 @@ export function parseInputWait(
  * terminal's; `ttyin` is a read of the terminal, `select` a wait that counts when the terminal
  * is set to read keys.
  */
-export function psWaiting(
-  lines: string[],
-  canonical: boolean | null,
-): { waiting: boolean | null; canonical: boolean | null } {
+function psWaiting(lines: string[], canonical: boolean | null): Told {
   const processes = lines.map((line) => line.trim().split(/\s+/))
     .filter((fields) => fields.length >= 4 && fields.slice(0, 3).every((f) => /^-?\d+$/.test(f)));
   const front = processes.filter(([, pgid, tpgid]) => pgid === tpgid);
-  if (front.length === 0) return { waiting: null, canonical };
+  if (front.length === 0) return { ...UNTOLD, canonical };
   const stances = front.map(([, , , stat, wchan = ""]): Stance => {
     if (/^[RU]/.test(stat)) return "running";
     if (wchan === "ttyin") return "reading";
-    return wchan === "select" && canonical === false ? "reading" : "other";
+    return wchan === "select" && canonical === false ? "polling" : "other";
   });
-  return { waiting: !stances.includes("running") && stances.includes("reading"), canonical };
+  return { ...groupWaits(stances), canonical };
 }
 
 /** Looks in flight, by pane: one look answers every caller that asks meanwhile. */
@@ -179,8 +194,6 @@ async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> 
   ]);
   const lines = answer.split("\n").filter((line) => line !== "");
   const position = lines.at(-1) ?? "";
-  const { waiting, canonical } = lines.length >= 2
-    ? parseInputWait(lines.slice(0, -1).join("\n"))
-    : { waiting: null, canonical: null };
-  return { waiting, canonical, position, alternate: position.endsWith(",1") };
+  const told = lines.length >= 2 ? parseInputWait(lines.slice(0, -1).join("\n")) : UNTOLD;
+  return { ...told, position, alternate: position.endsWith(",1") };
 }

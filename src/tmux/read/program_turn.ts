@@ -54,7 +54,7 @@ export async function untilProgramWaits(
     const at = Date.now();
     const first = await look(socket, paneId);
     if (first === null || first.waiting === null || signal.aborted) return null;
-    if (!first.waiting) {
+    if (!asks(first)) {
       await delay(pause, { signal });
       pause = Math.min(pause * 2, PAUSE_MAX_MS);
       continue;
@@ -64,9 +64,19 @@ export async function untilProgramWaits(
     if (signal.aborted) return null;
     const second = await look(socket, paneId);
     if (second === null || second.waiting === null) return null;
-    if (second.waiting && second.position === first.position && lastOutput() < at) return second;
+    if (asks(second) && second.position === first.position && lastOutput() < at) return second;
   }
   return null;
+}
+
+/**
+ * Whether a look shows the program asking: it reads the terminal, or it polls it and shows
+ * something to answer (text left of the cursor, or a screen of its own). An event loop polls
+ * with work pending too (node awaiting a timer, its cursor on an empty row).
+ */
+function asks(look: InputWait): boolean {
+  if (look.waiting !== true) return false;
+  return !look.polled || look.alternate || !look.position.startsWith("0,");
 }
 
 /** One look; null when tmux could not be asked (the pane closed, the server went). */

@@ -10,12 +10,19 @@
 import { captureSince, screenRows } from "./capture.ts";
 import { knownPrompt } from "./prompts.ts";
 import { classifyProcess } from "../run/shell.ts";
-import { type Excerpt, ExcerptBuilder, type OutputBudget } from "./excerpt.ts";
+import {
+  DEFAULT_BUDGET,
+  type Excerpt,
+  ExcerptBuilder,
+  excerptOf,
+  type OutputBudget,
+} from "./excerpt.ts";
 import { compileUserRegex, type LinePattern } from "./regex.ts";
 import { queryPane } from "../objects/target.ts";
 import { watchOutput } from "../transport/watch.ts";
 import { MatchClock } from "./match_clock.ts";
 import { TmuxError } from "../errors.ts";
+import { inputPrompt, untilProgramWaits } from "./program_turn.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 
 /** Options for {@linkcode waitForText}. */
@@ -27,8 +34,17 @@ export interface WaitTextOptions {
    * the rows that changed are reported. Null or absent: no such end.
    */
   quietMs?: number | null;
-  /** End as "prompt" once output came and the cursor's row shows a known prompt (prompts.ts). */
+  /**
+   * End as "prompt" once the program waits for input again: as the kernel tells it (see
+   * program_turn.ts), or, once output came, when the cursor's row shows a known prompt
+   * (prompts.ts).
+   */
   prompt?: boolean;
+  /**
+   * With `prompt`, where the kernel cannot be asked (no /proc and no `ps`): end as "quiet" after
+   * this long without output (ms), as waits did before the kernel was asked. Null or absent: none.
+   */
+  fallbackQuietMs?: number | null;
   /** The screen's rows when the input the wait answers was typed (default: as the wait begins). */
   screenBefore?: string[];
   /** Patterns that end the wait early as "stopped" (e.g. an error message). */
@@ -172,7 +188,11 @@ export async function waitForText(
   const end = (
     outcome: WaitOutcome,
     match: { source: string; line: string } | null = null,
-    more: { prompt?: string; changed?: Array<{ row: number; text: string }> } = {},
+    more: {
+      prompt?: string;
+      changed?: Array<{ row: number; text: string }>;
+      screenOnly?: boolean;
+    } = {},
   ): WaitTextResult =>
     resultOf(read, { outcome, match, ...more, started, timeout: options.timeout });
   // A pane that closed as its program ended: what was read is the answer.
@@ -186,7 +206,7 @@ export async function waitForText(
   } catch (error) {
     return gone(error);
   }
-  const quietMs = options.quietMs ?? null;
+  let quietMs = options.quietMs ?? null;
   // Talking to a program (a prompt or quiet to wait for): its end ends the wait. A wait for text
   // alone outlasts the programs a shell runs meanwhile (a prompt's own, say).
   const talking = options.prompt === true || quietMs !== null;
@@ -200,12 +220,26 @@ export async function waitForText(
     outputCame = true;
     alarm.ring();
   });
+  // The program's turn, as the kernel tells it: looked for while the wait lasts.
+  const stopTurn = new AbortController();
+  let turn: "unknown" | "waiting" | null = null;
+  if (options.prompt === true) {
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, stopTurn.signal])
+      : stopTurn.signal;
+    untilProgramWaits(socket, paneId, { signal, lastOutput: () => lastOutput }).then((look) => {
+      if (stopTurn.signal.aborted) return;
+      turn = look === null ? "unknown" : "waiting";
+      alarm.ring();
+    });
+  }
   try {
     let since = await captureSince(socket, paneId, options.cursor ?? null, {
       echoFrom: options.echoFrom,
     });
     // A full-screen program has no lines to tell its changes by: its rows are compared.
-    const screenBefore = quietMs === null
+    const screenBefore = quietMs === null && options.prompt !== true &&
+        options.fallbackQuietMs == null
       ? null
       : options.screenBefore ?? await screenRows(socket, paneId);
     // Without a cursor, what the cursor's row shows now is old.
@@ -230,7 +264,17 @@ export async function waitForText(
         ? knownPrompt(read.current)
         : null;
       if (prompt !== null) return end("prompt", null, { prompt });
-      if (since.alternate_on && quietMs === null) return end("alternate_screen");
+      if (turn === "waiting") {
+        if (!since.alternate_on) return end("prompt", null, { prompt: read.current.trimEnd() });
+        // A full-screen program's answer is its rows that changed, once: not its lines too.
+        const { prompt } = await inputPrompt(socket, paneId);
+        const changed = changedRows(screenBefore ?? [], await screenRows(socket, paneId));
+        return end("prompt", null, { prompt, changed, screenOnly: true });
+      }
+      if (turn === "unknown" && quietMs === null) quietMs = options.fallbackQuietMs ?? null;
+      // On a full-screen program, a wait for its turn goes on while the kernel can tell it.
+      const turnTold = options.prompt === true && turn !== "unknown";
+      if (since.alternate_on && quietMs === null && !turnTold) return end("alternate_screen");
       if (exited) return end("exited");
       exited = talking && await programEnded(socket, paneId, program);
       // An exit is told once what the program wrote as it ended is read (and matched): at once.
@@ -239,7 +283,7 @@ export async function waitForText(
           const changed = since.alternate_on
             ? changedRows(screenBefore ?? [], await screenRows(socket, paneId))
             : undefined;
-          return end("quiet", null, { changed });
+          return end("quiet", null, { changed, screenOnly: changed !== undefined });
         }
         const waited = Date.now() - started;
         if (waited >= options.timeout * 1000) return end("timeout");
@@ -249,7 +293,10 @@ export async function waitForText(
         }
         // Woken by output; else when the pane may have gone quiet, or a prompt settled.
         const settles = options.prompt === true && outputCame;
-        await alarm.pause(pauseMs(options, { waited, still, settles }), options.signal);
+        await alarm.pause(
+          pauseMs({ ...options, quietMs }, { waited, still, settles }),
+          options.signal,
+        );
       }
       since = await captureSince(socket, paneId, since.cursor);
       read.current = since.current_line;
@@ -257,6 +304,7 @@ export async function waitForText(
   } catch (error) {
     return gone(error);
   } finally {
+    stopTurn.abort();
     unwatch();
   }
 }
@@ -280,6 +328,8 @@ function resultOf(
     match: { source: string; line: string } | null;
     prompt?: string;
     changed?: Array<{ row: number; text: string }>;
+    /** The answer is the changed rows: the lines read off a full-screen program are left out. */
+    screenOnly?: boolean;
     started: number;
     timeout: number;
   },
@@ -291,7 +341,9 @@ function resultOf(
     elapsed_seconds: Math.round(Date.now() - end.started) / 1000,
     effective_timeout: end.timeout,
     lines_missed: read.missed,
-    output: read.output.finish(read.current === "" ? undefined : read.current),
+    output: end.screenOnly
+      ? excerptOf([], DEFAULT_BUDGET)
+      : read.output.finish(read.current === "" ? undefined : read.current),
     cursor: read.cursor,
     prompt: end.prompt ?? null,
     changed_rows: end.changed ?? null,
