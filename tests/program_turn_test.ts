@@ -45,7 +45,9 @@ testNeeding(["python3"], "run_command returns at python's prompt, the run goes o
     assertEquals(run.prompt, ">>>");
     assertEquals(run.full_screen, false);
     // The answer, then the next question: wait_for_command ends there too.
-    await call(conn, "send_keys", { pane_id: pane, text: "print(6*7)", enter: true });
+    // Typing into the running command says so, and names the run.
+    const sent = await call(conn, "send_keys", { pane_id: pane, text: "print(6*7)", enter: true });
+    assertEquals((sent.structuredContent as Json).run_id, run.run_id);
     const next = fullRunResult(
       (await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 20 }))
         .structuredContent as Json,

@@ -29,6 +29,7 @@ export {
   paneLabel,
   parseRunId,
   runIdHost,
+  runOfMark,
   type RunPage,
 } from "./run/mod.ts";
 export * from "./objects/mod.ts";

@@ -8,6 +8,13 @@
 /** What every name this server gives things in tmux starts with. */
 export const NAME_PREFIX = "tmux_mcp_";
 
+/**
+ * Pane user option set while one of our commands runs in the pane, to `<channel>:<pane_pid>`; the
+ * trailer unsets it. The pid tells any server process that a mark outlived its shell (the pane
+ * was respawned, or its process died).
+ */
+export const RUNNING_OPTION = `@${NAME_PREFIX}running`;
+
 /** Random bytes in a nonce (16 hex digits). */
 export const NONCE_BYTES = 8;
 

@@ -5,10 +5,25 @@
  */
 
 import { z } from "../deps.ts";
-import { pasteText, sendKeys } from "../tmux/mod.ts";
+import { pasteText, runOfMark, sendKeys } from "../tmux/mod.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
 import { paneIdOutput, paneSpecShape } from "./schemas.ts";
 import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
+
+/** Where the input went, when a run_command's command still had the pane. */
+const runIdSchema = z.string().optional().describe(
+  "a run_command's command still runs in the pane and got the input: wait_for_command " +
+    "collects it",
+);
+
+/** The run whose command got the input, as results name it (nothing when none). */
+function inputTo(socket: Parameters<typeof runOfMark>[0]["socket"], typed: {
+  paneId: string;
+  runningMark: string;
+}): { run_id?: string } {
+  const run = runOfMark({ socket, paneId: typed.paneId }, typed.runningMark);
+  return run === null ? {} : { run_id: run };
+}
 
 const forceSchema = z.boolean().default(false).describe(
   "type even into a pane in copy-mode (the keys go to the mode)",
@@ -41,10 +56,11 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     output: {
       pane_id: paneIdOutput,
       sent: z.number().int().describe("characters of text plus keys sent (Enter included)"),
-      cursor: z.string().describe(
+      cursor: z.string().optional().describe(
         "for wait_for_text and capture_since: output since just before the input, its echo " +
-          "left out",
+          "left out; with wait, the answer's cursor stands for it",
       ),
+      run_id: runIdSchema,
       answer: z.object(waitOutput).optional().describe("with wait: what came back"),
     },
     openWorld: true,
@@ -62,8 +78,10 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         pane_id: typed.paneId,
         sent: [...(text ?? "")].length + args.keys.length + (args.enter ? 1 : 0),
         cursor: typed.cursor,
+        ...inputTo(socket, typed),
       };
       if (args.wait === undefined) return sent;
+      const { cursor: _, ...answered } = sent;
       const answer = await waitOnPane(args.wait, {
         socket,
         target: typed.paneId,
@@ -75,12 +93,14 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
         fallbackQuietSeconds: 2,
       });
-      return { ...sent, answer };
+      return { ...answered, answer };
     },
     text: (r) =>
-      r.answer === undefined
-        ? JSON.stringify(r)
-        : `sent ${r.sent} to ${r.pane_id}; ${renderWait({ ...r.answer, pane_id: r.pane_id })}`,
+      r.answer === undefined ? JSON.stringify(r) : `sent ${r.sent} to ${r.pane_id}` +
+        (r.run_id === undefined
+          ? ""
+          : ` (to the input of run_command's command, run_id=${r.run_id}, still running)`) +
+        `; ${renderWait({ ...r.answer, pane_id: r.pane_id })}`,
   }),
   defineTool({
     name: "paste_text",
@@ -101,6 +121,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       pane_id: paneIdOutput,
       bytes: z.number().int().describe("UTF-8 bytes pasted"),
       cursor: z.string().describe("for wait_for_text: output since just before the paste"),
+      run_id: runIdSchema,
     },
     openWorld: true,
     destructive: true,
@@ -108,7 +129,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       const typed = await pasteText(socket, target, args);
       context.tmux.typed(socket, typed.paneId, typed.cursor);
       const bytes = new TextEncoder().encode(args.text).length;
-      return { pane_id: typed.paneId, bytes, cursor: typed.cursor };
+      return { pane_id: typed.paneId, bytes, cursor: typed.cursor, ...inputTo(socket, typed) };
     },
   }),
 ];

@@ -165,5 +165,16 @@ export function renderWait(r: WaitOutput & { pane_id: string }): string {
     `${r.pane_id}: ${r.outcome}${how} after ${r.elapsed_seconds} s` +
       `${r.lines_missed ? ", lines missed" : ""}; new output`,
     r,
-  ) + changed + `\ncursor: ${r.cursor}`;
+  ) + changed + goOn(r);
+}
+
+/**
+ * What the text says of going on: nothing once the program waits for input again or exited (the
+ * exchange is whole); else the cursor, and for a timeout that the program is still at it.
+ */
+function goOn(r: WaitOutput & { pane_id: string }): string {
+  if (r.outcome === "prompt" || r.outcome === "exited") return "";
+  if (r.outcome !== "timeout") return `\ncursor: ${r.cursor}`;
+  return `\nthe program is still at it: wait_for_text {pane_id: ${r.pane_id}, cursor: ` +
+    `${r.cursor}, prompt: true} collects the rest; send_keys ['C-c'] interrupts it`;
 }

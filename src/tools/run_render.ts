@@ -66,7 +66,10 @@ function summary(result: ToolRunResult): string {
     : result.waiting_for_input
     ? `waiting for input${result.full_screen ? " (full screen)" : ""} at ` +
       `${JSON.stringify(result.prompt ?? "")}; the command is STILL RUNNING: answer with ` +
-      `send_keys, then wait_for_command run_id=${result.run_id} collects it`
+      `send_keys, then wait_for_command run_id=${result.run_id} collects it` +
+      (/^(:|\(END\))$/.test(result.prompt ?? "")
+        ? "; a pager's ':' or '(END)': send_keys ['q'] quits it"
+        : "")
     : result.timed_out
     ? `timed out after ${result.effective_timeout}s; the command MAY STILL BE RUNNING ` +
       `(wait_for_command run_id=${result.run_id} collects it); if it waits for keys (a ` +

@@ -13,7 +13,7 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "./target.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "../version.ts";
 import { captureSince, screenRows } from "../read/capture.ts";
-import { privateName } from "../names.ts";
+import { privateName, RUNNING_OPTION } from "../names.ts";
 import { lineEditorState, watchOutput } from "../transport/watch.ts";
 import { deadline, delay } from "../../util/mod.ts";
 import { callDeadline } from "../call_deadline.ts";
@@ -55,6 +55,8 @@ export interface TypedInput {
   cursor: string;
   /** The screen's rows just before the input, when asked for (`screen`). */
   screen?: string[];
+  /** The pane's running mark as the input was typed: a run_command's command had the input. */
+  runningMark: string;
 }
 
 /** Options for {@linkcode sendKeys}. */
@@ -120,7 +122,7 @@ export async function sendKeys(
     await reacted?.();
   }
   if (after.length > 0) await runTmux(socket, chained(after));
-  return { paneId: id, cursor, screen };
+  return { paneId: id, cursor, screen, runningMark: pane.runningMark };
 }
 
 /** How long a program may take to show it took typed text, and to be still after. */
@@ -189,7 +191,7 @@ export async function pasteText(
   const pane = await typable(socket, paneId, options.force);
   const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
   await pasteBuffer(socket, pane, options);
-  return { paneId: pane.pane_id, cursor };
+  return { paneId: pane.pane_id, cursor, runningMark: pane.runningMark };
 }
 
 /** Pastes text into a pane through a private buffer, deleted afterwards whatever happens. */
@@ -220,6 +222,8 @@ interface Typable {
   /** `#{bracket_paste_flag}`: "1" when the program asked for bracketed paste (tmux 3.7 on). */
   bracket_paste_flag: string;
   version: TmuxVersion;
+  /** The pane's running mark ("" when no run_command's command runs there). */
+  runningMark: string;
 }
 
 async function typable(socket: TmuxSocket, paneId: string, force: boolean): Promise<Typable> {
@@ -229,6 +233,7 @@ async function typable(socket: TmuxSocket, paneId: string, force: boolean): Prom
     "version",
     "session_id",
     "bracket_paste_flag",
+    RUNNING_OPTION,
   ]);
   if (pane.pane_in_mode === "1" && !force) {
     throw new TmuxError(
@@ -241,5 +246,6 @@ async function typable(socket: TmuxSocket, paneId: string, force: boolean): Prom
     session_id: pane.session_id,
     bracket_paste_flag: pane.bracket_paste_flag,
     version: parseVersion(pane.version),
+    runningMark: pane[RUNNING_OPTION],
   };
 }

@@ -7,6 +7,7 @@
 
 import { TmuxError } from "../errors.ts";
 import { OLD_FIELDS, type OldText } from "./cursor_text.ts";
+import { BoundedMap } from "../../util/mod.ts";
 
 /** Lines hashed into a cursor to recognise its place. */
 export const TAIL_LINES = 4;
@@ -32,10 +33,22 @@ export interface CursorState extends OldText {
   tailRow: number;
 }
 
-/** The opaque text a caller passes back. */
+/**
+ * Cursors handed out, by their handle: what a cursor stands for stays with the server, the
+ * caller holds a short name for it (most of an answer's bytes were its cursors). The oldest go
+ * first past the bound.
+ */
+const CURSORS_MAX = 8192;
+const cursors = new BoundedMap<string, string>(CURSORS_MAX);
+
+/** A handle: `c`, then 16 random hex digits. */
+const HANDLE = /^c[0-9a-f]{16}$/;
+
+/** The short handle a caller passes back (at most 17 characters). */
 export function encodeCursor(state: CursorState): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(state));
-  return btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""));
+  const handle = `c${crypto.getRandomValues(new Uint8Array(8)).toHex()}`;
+  cursors.set(handle, JSON.stringify(state));
+  return handle;
 }
 
 /** Bounds of a cursor's numbers: tmux's rows are ints, a process id fits in 31 bits. */
@@ -50,13 +63,15 @@ function isCount(value: unknown, max: number): value is number {
  * within tmux's ranges (a cursor comes from the caller, and every loop over it is bounded by them).
  */
 export function decodeCursor(cursor: string, owner: { pane: string; socket: string }): CursorState {
-  let state;
-  try {
-    const bytes = Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0));
-    state = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    state = null;
+  const kept = HANDLE.test(cursor) ? cursors.get(cursor) : undefined;
+  if (kept === undefined) {
+    throw new TmuxError(
+      "invalid_argument",
+      "cursor is not one this server returned (or it was let go: the server keeps the latest " +
+        `${CURSORS_MAX}): take a new one (capture_since without a cursor)`,
+    );
   }
+  const state = JSON.parse(kept);
   const valid = state !== null && typeof state === "object" && typeof state.pane === "string" &&
     typeof state.socket === "string" && isCount(state.pid, ROW_MAX) && state.pid > 0 &&
     isCount(state.row, ROW_MAX) && isCount(state.history, ROW_MAX) &&

@@ -8,6 +8,7 @@
  */
 
 export { runCommand } from "./runner.ts";
+export { runOfMark } from "./shell.ts";
 export {
   MANY_MAX,
   paneLabel,

@@ -7,6 +7,8 @@
  */
 
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
+import { runIdOf } from "./record.ts";
+import { hostName, type SocketAddress } from "../transport/exec.ts";
 
 /** How a pane's foreground process can be driven. */
 export type ProcessKind = "posix_shell" | "launched_shell" | "unsupported_shell" | "other";
@@ -131,12 +133,7 @@ export function statusOptionNonce(name: string): string | null {
   return name.match(STATUS_OPTION)?.[1] ?? null;
 }
 
-/**
- * Pane user option set while one of our commands runs in the pane, to `<channel>:<pane_pid>`; the
- * trailer unsets it. The pid tells any server process that a mark outlived its shell (the pane
- * was respawned, or its process died).
- */
-export const RUNNING_OPTION = `@${NAME_PREFIX}running`;
+export { RUNNING_OPTION } from "../names.ts";
 
 /**
  * Pane user option naming the channel of the last run whose trailer (or guard) ran in the pane,
@@ -158,6 +155,15 @@ export function markOutlivedShell(mark: string, panePid: string): boolean {
 /** The nonce of the run a running mark names, or null when it is not one of ours. */
 export function markNonce(mark: string): string | null {
   return mark.match(new RegExp(`^${NAME_PREFIX}(${NONCE}):\\d{1,10}$`))?.[1] ?? null;
+}
+
+/** The run a pane's running mark names (see {@linkcode RUNNING_OPTION}); null: none. */
+export function runOfMark(
+  pane: { socket: SocketAddress; paneId: string },
+  mark: string,
+): string | null {
+  const nonce = markNonce(mark);
+  return nonce === null ? null : runIdOf(pane.paneId, nonce, hostName(pane.socket));
 }
 
 /** The OSC 7 path a trailer writes as its end marker, the status field appended. */
