@@ -13,10 +13,10 @@ import { queryPane } from "../objects/target.ts";
 import { screenRows } from "./capture.ts";
 
 /** How long the pane must have written nothing before the first look. */
-export const TURN_QUIET_MS = 150;
+export const TURN_QUIET_MS = 100;
 
 /** How long after a look that saw the program waiting it is looked at again. */
-const SETTLE_MS = 200;
+const SETTLE_MS = 150;
 
 /** The longest pause between looks while the program is busy (a look costs a tmux command). */
 const PAUSE_MAX_MS = 1000;
