@@ -25,6 +25,7 @@ const SUITES = [
   "tests/orphan_test.ts",
   // How the run function reaches a shell depends on what tmux reports of the pane (3.7's flag).
   "tests/footprint_test.ts",
+  "tests/program_turn_test.ts",
 ];
 
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;
