@@ -7,6 +7,7 @@ import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, fullRunResult, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { startSshd } from "./helpers/sshd.ts";
+import { until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -119,6 +120,66 @@ testNeeding(
       });
     } finally {
       await sshd.close();
+    }
+  },
+);
+
+testNeeding(
+  [],
+  "a first call into a script at read -p under the pane's bash types nothing",
+  async () => {
+    const script = await Deno.makeTempFile({ suffix: ".sh" });
+    await Deno.writeTextFile(script, "read -p 'answer? ' a\necho \"got [$a]\"\n");
+    try {
+      await withServer("stdio", {}, async (conn, tmux) => {
+        await tmux.run("send-keys", "-t", tmux.paneId, `bash ${script}`, "Enter");
+        await until("the script asks", async () => {
+          return (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).includes("answer?");
+        });
+        const result = await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: tmux.paneId, command: "echo alive", timeout: 10 },
+        }) as CallToolResult;
+        const run = fullRunResult(result.structuredContent as Json);
+        assertEquals(run.started, false, textOf(result));
+        await tmux.run("send-keys", "-t", tmux.paneId, "fine", "Enter");
+        await until("the script answered", async () => {
+          return (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).includes("got [");
+        });
+        const screen = await tmux.run("capture-pane", "-p", "-t", tmux.paneId);
+        assert(screen.includes("got [fine]"), screen);
+      });
+    } finally {
+      await Deno.remove(script);
+    }
+  },
+);
+
+testNeeding(
+  [],
+  "a call into a pane whose shell is still starting waits for it to read",
+  async () => {
+    const rc = await Deno.makeTempFile();
+    await Deno.writeTextFile(rc, "PS1='$ '\nsleep 1.5\n");
+    try {
+      await withServer("stdio", {}, async (conn, tmux) => {
+        await tmux.run(
+          "respawn-pane",
+          "-k",
+          "-t",
+          tmux.paneId,
+          `env HISTFILE=/dev/null bash --rcfile ${rc}`,
+        );
+        const result = await call(conn, "run_command", {
+          pane_id: tmux.paneId,
+          command: "echo alive",
+          timeout: 10,
+        });
+        const run = fullRunResult(result.structuredContent as Json);
+        assertEquals([run.exit_status, run.output], [0, ["alive"]], textOf(result));
+      });
+    } finally {
+      await Deno.remove(rc);
     }
   },
 );

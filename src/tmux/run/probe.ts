@@ -74,6 +74,9 @@ const EDITOR_ONLY: ReadonlySet<string> = new Set(["fish", "nu", "elvish", "xonsh
 const SETTLE_LOOKS = 10;
 const SETTLE_WAIT_MS = 25;
 
+/** How often a shell still in its startup file is looked at again. */
+const STARTING_WAIT_MS = 100;
+
 /** How long a shell not reading with its line editor is looked at again, at most. */
 const READING_WAIT_MS = 1000;
 
@@ -122,6 +125,8 @@ export function shellFromProbe(answer: string): PaneShell | null {
   const args = answer.slice(bar + 1).trim().split(/\s+/);
   if (runsScript(args)) return { kind: "other" };
   const shell = shellOfProgram(program, args);
+  // `bash script.sh` at its `read -p`: a script's shell, not one reading command lines.
+  if (shell?.kind === "posix" && runsScriptFile(args)) return { kind: "other" };
   if (child && shell?.kind === "launched" && NO_JOB_CONTROL.has(shell.shell.kind)) {
     return { kind: "other" };
   }
@@ -165,6 +170,37 @@ function runsScript(args: string[]): boolean {
     /^-[a-zA-Z]{1,3}$/.test(arg) && arg.includes(letter);
   const script = options.some((arg) => /^--commands?$/.test(arg) || short("c")(arg));
   return script && !options.some((arg) => arg === "--interactive" || short("i")(arg));
+}
+
+/** POSIX shells' options that take the next argument as their value. */
+const VALUED_OPTIONS: ReadonlySet<string> = new Set([
+  "-o",
+  "+o",
+  "-O",
+  "+O",
+  "--rcfile",
+  "--init-file",
+]);
+
+/**
+ * Whether a POSIX shell's arguments name a script file to run (`bash deploy.sh`, `sh -e x.sh`):
+ * an operand after its options, unless `-s` or `-i` makes it read commands all the same.
+ */
+function runsScriptFile(args: string[]): boolean {
+  for (let i = 1; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") return i + 1 < args.length;
+    if (VALUED_OPTIONS.has(arg)) {
+      i++;
+      continue;
+    }
+    if (/^[-+]/.test(arg)) {
+      if (/^-[a-zA-Z]*[si][a-zA-Z]*$/.test(arg)) return false;
+      continue;
+    }
+    return true;
+  }
+  return false;
 }
 
 /** What a pane runs by its command name alone. */
@@ -275,6 +311,7 @@ export async function paneShell(
   const reading = AbortSignal.timeout(
     Math.max(0, Math.min(READING_WAIT_MS, options.waitMs ?? READING_WAIT_MS)),
   );
+  const startingWait = AbortSignal.timeout(Math.max(0, options.waitMs ?? READING_WAIT_MS));
   for (let looks = 1;; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
@@ -298,11 +335,18 @@ export async function paneShell(
     // so is a shell on its way back to its line editor.
     const settling = shell.kind === "not_reading" ||
       shell.kind === "other" && [OURS, CHILD].some((p) => rest.startsWith(p));
-    const more = shell.kind === "not_reading" ? !reading.aborted : looks < SETTLE_LOOKS;
+    // A shell with a line editor, canonical with a child in its own group, is still in its
+    // startup file: it is waited for within the call's time, until it reads.
+    const starting = cooked && rest.startsWith(CHILD) && showsLineEditor(name);
+    const more = starting
+      ? !startingWait.aborted
+      : shell.kind === "not_reading"
+      ? !reading.aborted
+      : looks < SETTLE_LOOKS;
     // The call's deadline ends the looking with what the last look saw.
     const deadline = callDeadline();
-    if (!settling || !options.runsOver || !more || deadline?.aborted) break;
-    await delay(SETTLE_WAIT_MS, { signal: deadline });
+    if (!(settling || starting) || !options.runsOver || !more || deadline?.aborted) break;
+    await delay(starting ? STARTING_WAIT_MS : SETTLE_WAIT_MS, { signal: deadline });
     if (deadline?.aborted) break;
   }
   // A script ends, and the name may be a shell's again: only a shell is remembered.
