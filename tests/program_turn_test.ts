@@ -183,3 +183,29 @@ testNeeding(
     }
   },
 );
+
+testNeeding(
+  [],
+  "terminal replies left on the command line by a binary's queries cost no call",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = tmux.paneId;
+      // Queries a binary file may hold: primary and secondary device attributes, XTVERSION.
+      const binary = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "printf 'bin\\033[c\\033[>c\\033[>0q\\200\\201\\377data\\n'",
+        timeout: 10,
+      });
+      assertEquals(fullRunResult(binary.structuredContent as Json).exit_status, 0);
+      for (let i = 0; i < 3; i++) {
+        const result = await call(conn, "run_command", {
+          pane_id: pane,
+          command: `echo after-${i}`,
+          timeout: 10,
+        });
+        const run = fullRunResult(result.structuredContent as Json);
+        assertEquals([run.exit_status, run.output], [0, [`after-${i}`]], textOf(result));
+      }
+    });
+  },
+);

@@ -7,15 +7,16 @@
  * host (so it works over ssh too, and needs no permission beyond running tmux) that reads
  * `/proc` on Linux, or `ps` (wchan `ttyin`, `select`) on macOS, and leaves its answer in a pane
  * option the same command prints and removes. Where neither can tell, the answer says so.
+ * (`run-shell` would print it to us, but tmux 3.3 and 3.4 show it in the pane's view mode.)
  *
  * @module
  */
 
 import { spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
+import { NAME_PREFIX } from "../names.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { lockKey } from "../transport/exec.ts";
-import { NAME_PREFIX } from "../names.ts";
 
 /** What the kernel tells of a foreground group. */
 export interface Told {
@@ -40,6 +41,7 @@ export interface InputWait extends Told {
   alternate: boolean;
 }
 
+/** The pane option a look's answer passes through. */
 const OPTION = `@${NAME_PREFIX}turn`;
 
 /** How many processes of the foreground group are looked at, at most. */
@@ -51,14 +53,15 @@ const GROUP_MAX = 16;
  * read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of the terminal's
  * processes. Each answer starts with the terminal's mode.
  */
-const SCRIPT = "t=#{pane_tty}; m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
+const SCRIPT =
+  "t=#{pane_tty}; s=#{pane_pid}; m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
   "*icanon*) m=cooked ;; esac; " +
-  "if [ -r /proc/#{pane_pid}/stat ]; then " +
-  "read -r l < /proc/#{pane_pid}/stat; l=${l####*) }; set -- $l; g=$6; " +
+  "if [ -r /proc/$s/stat ]; then " +
+  "read -r l < /proc/$s/stat; l=${l####*) }; set -- $l; g=$6; " +
   `r="linux $(uname -m) $m $g"; ` +
   "for p in $(ps -o pid= -o pgid= -t ${t####/dev/} 2>/dev/null | " +
   `awk -v g=$g '$2 == g && n++ < ${GROUP_MAX} { print $1 }'); do ` +
-  "read -r l < /proc/$p/stat 2>/dev/null || continue; l=${l####*) }; set -- $l; s=$1; " +
+  "read -r l < /proc/$p/stat 2>/dev/null || continue; l=${l####*) }; set -- $l; z=$1; " +
   "w=; read -r w < /proc/$p/wchan 2>/dev/null; c=; read -r c < /proc/$p/syscall 2>/dev/null; " +
   "set -- $c x x; n=$1; a=$2; f=0; [ /proc/$p/fd/0 -ef $t ] && f=1; d=0; " +
   "case $a in 0x[0-9a-f] | 0x[0-9a-f][0-9a-f] | 0x[0-9a-f][0-9a-f][0-9a-f]) " +
@@ -66,12 +69,12 @@ const SCRIPT = "t=#{pane_tty}; m=; case $(stty -a < $t 2>/dev/null) in *-icanon*
   "[ /proc/$p/fd/$(($a)) -ef $t ] || [ /proc/$p/fd/$(($a)) -ef /dev/tty ] && d=1 ;; esac; " +
   // Whether it holds a socket: the first one found ends the look (a process may hold many files).
   "k=0; for x in /proc/$p/fd/*; do [ -S $x ] && { k=1; break; }; done; " +
-  'r="$r;$p $s ${w:-0} $n $a $k $f $d"; done; ' +
+  'r="$r;$p $z ${w:-0} $n $a $k $f $d"; done; ' +
   'else r="ps $m;$(ps -o pid= -o pgid= -o tpgid= -o stat= -o wchan= -t ${t####/dev/} 2>/dev/null ' +
   `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; ` +
   `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${OPTION} "$r"`;
 
-/** The longest answer read: a program in the pane can write the option too. */
+/** The longest answer read. */
 const ANSWER_MAX = 4096;
 
 /** System call numbers, by machine: reads, and waits on several files (poll, select, epoll). */

@@ -223,11 +223,13 @@ export async function waitForText(
   // The program's turn, as the kernel tells it: looked for while the wait lasts.
   const stopTurn = new AbortController();
   let turn: "unknown" | "waiting" | null = null;
+  let turning: Promise<void> | undefined;
   if (options.prompt === true) {
     const signal = options.signal
       ? AbortSignal.any([options.signal, stopTurn.signal])
       : stopTurn.signal;
-    untilProgramWaits(socket, paneId, { signal, lastOutput: () => lastOutput }).then((look) => {
+    const looked = untilProgramWaits(socket, paneId, { signal, lastOutput: () => lastOutput });
+    turning = looked.then((look) => {
       if (stopTurn.signal.aborted) return;
       turn = look === null ? "unknown" : "waiting";
       alarm.ring();
@@ -305,6 +307,7 @@ export async function waitForText(
     return gone(error);
   } finally {
     stopTurn.abort();
+    await turning;
     unwatch();
   }
 }

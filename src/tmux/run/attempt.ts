@@ -20,6 +20,8 @@ import type { InputWait } from "../read/input_wait.ts";
 import { waitForEnd, type WaitOutcome } from "./wait.ts";
 import { abortable, ABORTED } from "../../util/mod.ts";
 import { untilProgramWaits } from "../read/program_turn.ts";
+import { queryPane } from "../objects/target.ts";
+import { RUNNING_OPTION } from "../names.ts";
 
 /** What a call has before it types: its pane's turn, its names, the result's first fields. */
 export interface Start {
@@ -99,26 +101,33 @@ export function waitOnce(
     progress,
     // Followed in its session's stream, a run is watched for its pane leaving that session.
     sessionId: attempt.tap === null ? undefined : attempt.pane.state.session_id,
-    asks: attempt.tap === null || attempt.stream === null
+    asks: attempt.tap === null || attempt.stream === null || attempt.line === null
       ? undefined
-      : (signal) => commandAsks(attempt.request, attempt.stream!, signal),
+      : (signal) =>
+        commandAsks(attempt.request, attempt.stream!, { signal, mark: attempt.line!.mark }),
   });
 }
 
 /**
  * Resolves once the command (or a program it started) waits for terminal input, its output
  * settled: looked for from its start marker on (before it, the shell's own line editor reads);
- * null when that cannot be told, or the run ended first.
+ * null when that cannot be told, or the run ended first. The run's mark must still hold the pane:
+ * a stream that no longer sees the pane (moved to another session) misses the end, and the shell
+ * back at its prompt waits for input too.
  */
 export async function commandAsks(
   request: Pick<RunRequest, "socket" | "paneId">,
   stream: RunStream,
-  signal: AbortSignal,
+  options: { signal: AbortSignal; mark: string },
 ): Promise<InputWait | null> {
+  const { socket, paneId } = request;
+  const { signal } = options;
   if (await abortable(stream.whenStarted, signal) === ABORTED) return null;
-  const look = await untilProgramWaits(request.socket, request.paneId, {
+  const look = await untilProgramWaits(socket, paneId, {
     signal,
     lastOutput: () => stream.lastOutput,
   });
-  return stream.done ? null : look;
+  if (look === null || stream.done) return null;
+  const pane = await queryPane(socket, paneId, [RUNNING_OPTION]).catch(() => null);
+  return pane?.[RUNNING_OPTION] === options.mark ? look : null;
 }

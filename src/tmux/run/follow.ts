@@ -11,8 +11,36 @@ import type { OutputTap } from "../transport/watch.ts";
 import { KEEP_MS } from "./run_output.ts";
 import { forgetQuietRecord } from "./settle.ts";
 import type { RunContext } from "./results.ts";
-import type { Runner } from "./state.ts";
+import type { PaneCall, Runner } from "./state.ts";
+import { runTmux } from "../transport/command.ts";
+import { untilProgramWaits } from "../read/program_turn.ts";
 import type { RunStream } from "./stream.ts";
+
+/** How long the shell may take to read again, before and after the key that clears its line. */
+const REPLIES_WAIT_MS = 2000;
+
+/**
+ * The command asked the terminal something (a binary's bytes do: device attributes, XTVERSION),
+ * and tmux's answers came as input, after the command read none of them: they sit on the
+ * shell's command line, where the next line typed would join them. Once the shell reads again,
+ * C-c drops them (the line editor's own way to abandon a line), and the shell is let read again
+ * before the pane's next call types.
+ */
+async function clearReplies(call: PaneCall, stream: RunStream): Promise<void> {
+  const { socket, paneId } = call;
+  const lastOutput = () => stream.lastOutput;
+  const reading = await untilProgramWaits(socket, paneId, {
+    signal: AbortSignal.timeout(REPLIES_WAIT_MS),
+    lastOutput,
+  });
+  if (reading === null) return;
+  const sent = Date.now();
+  await runTmux(socket, ["send-keys", "-t", paneId, "C-c"]);
+  await untilProgramWaits(socket, paneId, {
+    signal: AbortSignal.timeout(REPLIES_WAIT_MS),
+    lastOutput: () => Math.max(sent, lastOutput()),
+  });
+}
 
 /** How long a run's shell may take to finish after its end marker (its trailer's tmux command). */
 const SETTLE_MS = 1000;
@@ -49,8 +77,11 @@ export function afterRun(runner: Runner, ended: EndedCall): void {
   }
   const limit = deadline(SETTLE_MS);
   const seen = Promise.race([stream.settled, tap.lost]);
-  const settled: Promise<void> = abortable(seen, limit.signal).then(() => {
+  const settled: Promise<void> = abortable(seen, limit.signal).then(async () => {
     limit[Symbol.dispose]();
+    if (stream.queriedTerminal && context !== null) {
+      await outsideCall(() => clearReplies(context.call, stream)).catch(() => {});
+    }
     tap.close();
     if (runner.settling.get(key) === settled) runner.settling.delete(key);
   });

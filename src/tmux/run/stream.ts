@@ -170,6 +170,11 @@ export class RunStream {
     return this.#reducer.alternateScreen;
   }
 
+  /** Whether the command's output asked the terminal something tmux answers (see LineReducer). */
+  get queriedTerminal(): boolean {
+    return this.#reducer.queriedTerminal;
+  }
+
   /**
    * Names the line about to be typed. The shell's answer to it comes after its echo: what comes
    * before (the prompt that a C-c or an Enter typed just earlier brings) answers something else.

@@ -65,6 +65,9 @@ const LONG_PIECE = 16 * 1024;
 const ESC = "\x1b";
 const ALTERNATE_MODES = new Set(["?1049", "?1047", "?47"]);
 
+/** CSI queries tmux answers: primary and secondary device attributes, status reports, XTVERSION. */
+const TERMINAL_QUERY = /^(?:[>=]?0?c|\??[56]n|>0?q)$/;
+
 type State =
   | "text"
   | "escape"
@@ -349,7 +352,18 @@ export class LineReducer {
     return this.#long !== null || this.#appendOnly;
   }
 
+  /**
+   * Whether the output asked the terminal something tmux answers on the pane's input (device
+   * attributes, a status or cursor report, XTVERSION): once the command is over, the answers sit
+   * on the shell's command line.
+   */
+  get queriedTerminal(): boolean {
+    return this.#queried;
+  }
+  #queried = false;
+
   #csi(params: string, final: string): void {
+    this.#queried ||= TERMINAL_QUERY.test(params + final);
     const n = /^\d{1,9}$/.test(params) ? Math.max(1, Number(params)) : 1;
     if ((final === "h" || final === "l") && ALTERNATE_MODES.has(params)) {
       this.#alternate = final === "h";

@@ -164,8 +164,8 @@ export async function waitForEnd(
   });
   using limit = deadline(options.started + request.timeout * 1000 - Date.now(), request.signal);
   const stopAsking = new AbortController();
-  const asked = options.asks?.(AbortSignal.any([limit.signal, stopAsking.signal]))
-    .then((look) => look === null ? never : "waiting_input" as const) ?? never;
+  const asking = options.asks?.(AbortSignal.any([limit.signal, stopAsking.signal]));
+  const asked = asking?.then((look) => look === null ? never : "waiting_input" as const) ?? never;
   try {
     const outcome = await abortable(Promise.race([ended, gone, asked]), limit.signal);
     if (outcome === ABORTED) return request.signal?.aborted ? "aborted" : "timeout";
@@ -173,6 +173,7 @@ export async function waitForEnd(
   } finally {
     clearInterval(check);
     stopAsking.abort();
+    await asking?.catch(() => null);
   }
 }
 
