@@ -209,3 +209,36 @@ testNeeding(
     });
   },
 );
+
+testNeeding(
+  ["fish"],
+  "fish at its prompt with its terminal left line by line is not wedged",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const home = await Deno.makeTempDir();
+      try {
+        const pane = await tmux.newPane(
+          `env -i HOME=${home} PATH=${Deno.env.get("PATH")} TERM=tmux-256color fish --no-config`,
+        );
+        // fish still starting: the call waits for it to read.
+        const ready = await call(conn, "run_command", { pane_id: pane, command: "true" });
+        assertEquals(fullRunResult(ready.structuredContent as Json).exit_status, 0);
+        // The state fish was seen in after a C-c: reading its terminal, the terminal canonical, as
+        // fish leaves it for the programs it runs; an Enter makes it set its own mode again.
+        const tty = (await tmux.run("display-message", "-p", "-t", pane, "#{pane_tty}")).trim();
+        const stty = await new Deno.Command("sh", { args: ["-c", `stty sane < ${tty}`] })
+          .output();
+        assert(stty.success, "stty");
+        const result = await call(conn, "run_command", {
+          pane_id: pane,
+          command: "echo alive",
+          timeout: 10,
+        });
+        const run = fullRunResult(result.structuredContent as Json);
+        assertEquals([run.exit_status, run.output], [0, ["alive"]], textOf(result));
+      } finally {
+        await Deno.remove(home, { recursive: true });
+      }
+    });
+  },
+);

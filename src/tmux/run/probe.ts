@@ -14,6 +14,7 @@ import { socketKey, spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { NAME_PREFIX } from "../names.ts";
+import { lookForInputWait } from "../read/input_wait.ts";
 import type { ShellProgram } from "./launcher.ts";
 import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "./shell.ts";
 
@@ -312,6 +313,7 @@ export async function paneShell(
     Math.max(0, Math.min(READING_WAIT_MS, options.waitMs ?? READING_WAIT_MS)),
   );
   const startingWait = AbortSignal.timeout(Math.max(0, options.waitMs ?? READING_WAIT_MS));
+  let nudged = false;
   for (let looks = 1;; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
@@ -320,7 +322,20 @@ export async function paneShell(
     const cooked = answer.startsWith(COOKED);
     const rest = cooked ? answer.slice(COOKED.length) : answer;
     shell = shellFromProbe(rest) ?? fromName(name);
+    // A shell that reads only through its line editor, canonical: still starting (then waited
+    // for within the call's time), or something reads the terminal line by line.
+    let editorStarting = false;
     if (cooked && shell.kind === "launched" && EDITOR_ONLY.has(shell.shell.kind)) {
+      const reads = await readsCanonical(socket, paneId);
+      editorStarting = reads === false;
+      // fish reading its terminal left canonical (seen after a C-c) waits for an Enter to set
+      // its own mode again: given once, as a person would, and looked at again. Another shell
+      // reading so is a script of its own at a read (xonsh's input(), elvish's read-line).
+      if (reads === true && shell.shell.kind === "fish" && !nudged) {
+        nudged = true;
+        editorStarting = true;
+        await spawnRun(socket, ["send-keys", "-t", paneId, "Enter"]).catch(() => "");
+      }
       shell = { kind: "not_reading" };
     }
     if (cooked && shell.kind === "posix") {
@@ -337,7 +352,8 @@ export async function paneShell(
       shell.kind === "other" && [OURS, CHILD].some((p) => rest.startsWith(p));
     // A shell with a line editor, canonical with a child in its own group, is still in its
     // startup file: it is waited for within the call's time, until it reads.
-    const starting = cooked && rest.startsWith(CHILD) && showsLineEditor(name);
+    const starting = editorStarting ||
+      cooked && rest.startsWith(CHILD) && showsLineEditor(name);
     const more = starting
       ? !startingWait.aborted
       : shell.kind === "not_reading"
@@ -353,6 +369,16 @@ export async function paneShell(
   if (shell.kind === "posix") options.cache.set(key, { kind: "posix" });
   else if (shell.kind !== "other" && shell.kind !== "not_reading") options.cache.set(key, shell);
   return shell;
+}
+
+/**
+ * Whether the pane's foreground process reads its terminal while the terminal is canonical;
+ * null when the kernel cannot be asked.
+ */
+async function readsCanonical(socket: TmuxSocket, paneId: string): Promise<boolean | null> {
+  const look = await lookForInputWait(socket, paneId).catch(() => null);
+  if (look === null || look.waiting === null) return null;
+  return look.waiting && look.canonical === true;
 }
 
 /** Forgets what was looked at in a pane (a line it was typed did not run: look again). */

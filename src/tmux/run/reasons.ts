@@ -80,7 +80,8 @@ export function notReading(paneId: string, name: string): string {
   return `pane ${paneId}'s shell (${JSON.stringify(name)}) is not reading a command line: it is ` +
     "still starting, or a program it started or a script of its own waits for input (a read, " +
     "xonsh's input()) and would take the line as its answer; look at the pane (capture_pane), " +
-    "answer or interrupt it, or wait for its prompt";
+    "answer or interrupt it, or wait for its prompt (a prompt that shows but takes no line " +
+    "reads again after an Enter: send_keys keys ['Enter'])";
 }
 
 /** The run a running mark names, as a sentence an agent can act on. */
