@@ -173,6 +173,24 @@ testNeeding(
       const python = await started(tmux, "python3 -q", />>>$/);
       const slow = await ask(conn, python, "import time; time.sleep(2.5); print('SLOW-RESULT-42')");
       assertEquals([slow.outcome, slow.lines], ["prompt", ["SLOW-RESULT-42", ">>> "]]);
+      // Longer than the call's timeout: the answer says so, and what comes after it is in the
+      // next answer, not lost between two calls.
+      const sent = await call(conn, "send_keys", {
+        pane_id: python,
+        text: "time.sleep(2); print('LATE-RESULT')",
+        enter: true,
+        wait: { timeout: 1 },
+      });
+      assertEquals((sent.answer as Answer).outcome, "timeout");
+      await until("the late result", async () => {
+        return (await tmux.run("capture-pane", "-p", "-t", python)).includes("LATE-RESULT\n>>>");
+      });
+      const next = await ask(conn, python, "6*7");
+      assertEquals([next.outcome, next.lines], ["prompt", [
+        "LATE-RESULT",
+        "42",
+        ">>> ",
+      ]]);
       // An event loop awaiting a timer polls its terminal too: its empty row is no question.
       const node = await started(tmux, "node", />$/);
       const late = await ask(
@@ -181,6 +199,43 @@ testNeeding(
         "await new Promise((r) => setTimeout(r, 2500)); 'NODE-LATE'",
       );
       assertEquals([late.outcome, late.lines], ["prompt", ["'NODE-LATE'", "> "]]);
+    });
+  },
+);
+
+testNeeding(
+  ["vim", "less"],
+  "leaving a full-screen program: only what follows, never old lines or our own typed ones",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = tmux.paneId;
+      const file = await Deno.makeTempFile();
+      await Deno.writeTextFile(file, Array.from({ length: 80 }, (_, i) => `note ${i}`).join("\n"));
+      try {
+        // Lines of ours on the normal screen, as an agent's session leaves them.
+        await call(conn, "run_command", { pane_id: pane, command: "echo before" });
+        for (
+          const [open, close] of [[`less ${file}`, { keys: ["q"] }], [
+            `vim -u NONE -N -n ${file}`,
+            { text: ":q!", enter: true },
+          ]] as const
+        ) {
+          const opened = await ask(conn, pane, open);
+          assertEquals(opened.lines, [], JSON.stringify(opened).slice(0, 600));
+          assert(
+            opened.changed_rows?.some((row) => row.text === "note 0"),
+            JSON.stringify(opened.changed_rows),
+          );
+          const closed = await call(conn, "send_keys", { pane_id: pane, ...close, wait: {} });
+          const answer = closed.answer as Answer;
+          // The program's exit is told at once: the shell's prompt may be drawn after it.
+          assert(["[]", '["$ "]'].includes(JSON.stringify(answer.lines)), JSON.stringify(answer));
+          const bytes = JSON.stringify(closed).length;
+          assert(bytes <= 200, `${bytes} bytes: ${JSON.stringify(closed)}`);
+        }
+      } finally {
+        await Deno.remove(file);
+      }
     });
   },
 );

@@ -18,7 +18,14 @@ import type { Scope } from "./objects/scope.ts";
 import type { SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
 import { createRemoteHosts } from "./transport/remote_hosts.ts";
-import { createTypedCursors, rememberTyped, typedCursor } from "./read/typed_echo.ts";
+import {
+  createTypedCursors,
+  createUnfinishedAnswers,
+  rememberAnswer,
+  rememberTyped,
+  takeUnfinished,
+  typedCursor,
+} from "./read/typed_echo.ts";
 import {
   createRunner,
   type OutputMatches,
@@ -89,6 +96,10 @@ export interface TmuxClient {
    * wait with no cursor of its own); null when none.
    */
   typedCursor(socket: TmuxSocket, paneId: string): string | null;
+  /** Remembers where a wait on a pane stopped reading; null: its exchange was whole. */
+  answered(socket: TmuxSocket, paneId: string, cursor: string | null): void;
+  /** Where the last wait on a pane stopped reading, if its exchange was not whole (forgotten). */
+  unfinished(socket: TmuxSocket, paneId: string): string | null;
   /**
    * The address of one tmux server on this client: on `host` (default this machine's), its `-L`
    * name, or null for the default (a remote host's declared socket, else tmux's own).
@@ -112,6 +123,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
   const runner = createRunner();
   const typedCursors = createTypedCursors();
+  const unfinished = createUnfinishedAnswers();
   const scope = options.scope ?? null;
   const remotes = createRemoteHosts({
     remotes: options.remotes ?? [],
@@ -129,6 +141,8 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     settled: (socket, paneId) => runSettled(runner, socket, paneId),
     typed: (socket, paneId, cursor) => rememberTyped(typedCursors, { socket, paneId }, cursor),
     typedCursor: (socket, paneId) => typedCursor(typedCursors, { socket, paneId }),
+    answered: (socket, paneId, cursor) => rememberAnswer(unfinished, { socket, paneId }, cursor),
+    unfinished: (socket, paneId) => takeUnfinished(unfinished, { socket, paneId }),
     socket(socketName, host = LOCAL_HOST): TmuxSocket {
       if (host === LOCAL_HOST) {
         return {

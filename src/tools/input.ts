@@ -72,6 +72,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         ...args,
         text,
         screen: args.wait !== undefined,
+        since: args.wait === undefined ? null : context.tmux.unfinished(socket, target),
       });
       if (text !== null && text !== "") context.tmux.typed(socket, typed.paneId, typed.cursor);
       const sent = {
@@ -90,6 +91,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         cursor: typed.cursor,
         screen: typed.screen,
         settled: true,
+        earlier: typed.earlier,
         // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
         fallbackQuietSeconds: 2,
       });

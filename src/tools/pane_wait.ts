@@ -21,6 +21,7 @@ import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { type Extra, progressNotifier } from "./define.ts";
 import { paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
 import { timeoutSchema } from "./schemas.ts";
+import { withoutDefaults } from "./run_defaults.ts";
 
 /** Patterns a wait ends at: up to 20, each up to 1000 characters. */
 export const patternsSchema: ZodArray<ZodString> = z.array(z.string().min(1).max(1000)).max(20);
@@ -61,21 +62,54 @@ export const sendWaitSchema: ZodOptional<
     "input again, a pattern, quiet_seconds if given, its exit, or the timeout",
 );
 
-/** The fields of a wait's result. */
+/**
+ * Each field of a wait's result left out when it holds this (most answers match no pattern, miss
+ * no line and show every line: spelled out, that was most of a short answer's bytes).
+ */
+const WAIT_DEFAULTS = {
+  pattern: null,
+  line: null,
+  prompt: null,
+  changed_rows: null,
+  effective_timeout: 30,
+  lines_missed: false,
+  truncated_lines: 0,
+  truncated_bytes: 0,
+  omitted: null,
+  cut_lines: 0,
+  head_lines: [],
+};
+
+/** The fields of a wait's result; those in WAIT_DEFAULTS are absent when they hold it. */
 export const waitOutput = {
   outcome: z.enum(WAIT_OUTCOMES).describe("how the wait ended"),
-  pattern: z.string().nullable().describe("the pattern that matched or stopped it"),
-  line: z.string().nullable().describe("the line it matched"),
-  prompt: z.string().nullable().describe("the prompt row that ended it (>>>, sqlite>...)"),
+  pattern: z.string().nullable().optional().describe(
+    "the pattern that matched or stopped it (absent: none)",
+  ),
+  line: z.string().nullable().optional().describe("the line it matched (absent: none)"),
+  prompt: z.string().nullable().optional().describe(
+    "the row under the cursor where the program waits for input again (absent: it does not)",
+  ),
   changed_rows: z.array(z.object({
     row: z.number().int().describe("from 0, the screen's top"),
     text: z.string().describe("what it shows now"),
-  })).nullable().describe("quiet on a full-screen program's screen: the rows that changed"),
+  })).nullable().optional().describe(
+    "a full-screen program's screen: the rows that changed (absent: not one)",
+  ),
   elapsed_seconds: z.number().describe("time spent waiting"),
-  effective_timeout: z.number().describe("the timeout enforced, after the server's ceiling"),
-  lines_missed: z.boolean().describe("tmux's history dropped lines before they were read"),
+  effective_timeout: z.number().optional().describe(
+    "the timeout enforced, after the server's ceiling (absent: 30)",
+  ),
+  lines_missed: z.boolean().optional().describe(
+    "tmux's history dropped lines before they were read (absent: false)",
+  ),
   cursor: z.string().describe("for capture_since or the next wait: what follows the lines"),
   ...paneTextOutput,
+  truncated_lines: paneTextOutput.truncated_lines.optional(),
+  truncated_bytes: paneTextOutput.truncated_bytes.optional(),
+  omitted: paneTextOutput.omitted.optional(),
+  cut_lines: paneTextOutput.cut_lines.optional(),
+  head_lines: paneTextOutput.head_lines.optional(),
 };
 
 /** A wait's result, as {@linkcode waitOutput} says. */
@@ -121,6 +155,8 @@ export interface WaitCall {
   settled?: boolean;
   /** Where the kernel cannot tell the program's turn, end after this much quiet (seconds). */
   fallbackQuietSeconds?: number;
+  /** Lines the answer begins with (written after an earlier answer stopped reading). */
+  earlier?: string[];
 }
 
 /** Waits on a pane as asked; refuses a wait with no end but the timeout. */
@@ -143,6 +179,7 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
       ? null
       : call.fallbackQuietSeconds * 1000,
     screenBefore: call.screen,
+    earlier: call.earlier,
     timeout,
     cursor: call.cursor,
     echoFrom: call.cursor === null ? context.tmux.typedCursor(socket, target) : null,
@@ -151,13 +188,17 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
     signal: extra.signal,
     onProgress: report && ((elapsed) => report(elapsed)),
   });
+  // An exchange not whole (the program may write on): the next answer in the pane begins here.
+  const whole = found.outcome === "prompt" || found.outcome === "exited";
+  context.tmux.answered(socket, target, whole ? null : found.cursor);
   const { output, ...rest } = found;
   const line = rest.line === null ? null : cutLine(rest.line, 8192).line;
-  return { ...rest, line, ...paneTextOf(output) };
+  return withoutDefaults({ ...rest, line, ...paneTextOf(output) }, WAIT_DEFAULTS) as WaitOutput;
 }
 
 /** The text of a wait's result. */
-export function renderWait(r: WaitOutput & { pane_id: string }): string {
+export function renderWait(lean: WaitOutput & { pane_id: string }): string {
+  const r = { ...WAIT_DEFAULTS, ...lean };
   const how = r.pattern !== null ? ` (${r.pattern})` : r.prompt !== null ? ` (${r.prompt})` : "";
   const changed = r.changed_rows === null ? "" : `\nrows changed: ${r.changed_rows.length}\n` +
     r.changed_rows.map((row) => `${row.row}: ${row.text}`).join("\n");
@@ -172,7 +213,7 @@ export function renderWait(r: WaitOutput & { pane_id: string }): string {
  * What the text says of going on: nothing once the program waits for input again or exited (the
  * exchange is whole); else the cursor, and for a timeout that the program is still at it.
  */
-function goOn(r: WaitOutput & { pane_id: string }): string {
+function goOn(r: { outcome: string; cursor: string; pane_id: string }): string {
   if (r.outcome === "prompt" || r.outcome === "exited") return "";
   if (r.outcome !== "timeout") return `\ncursor: ${r.cursor}`;
   return `\nthe program is still at it: wait_for_text {pane_id: ${r.pane_id}, cursor: ` +

@@ -31,7 +31,7 @@ export const RUN_DEFAULTS: Readonly<Record<string, unknown>> = {
 };
 
 /** A result without the fields that hold their default (see {@linkcode RUN_DEFAULTS}). */
-function withoutDefaults<T extends Record<string, unknown>>(
+export function withoutDefaults<T extends Record<string, unknown>>(
   result: T,
   defaults: Readonly<Record<string, unknown>>,
 ): Partial<T> {

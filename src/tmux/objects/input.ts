@@ -57,6 +57,8 @@ export interface TypedInput {
   screen?: string[];
   /** The pane's running mark as the input was typed: a run_command's command had the input. */
   runningMark: string;
+  /** The lines written since `SendKeysOptions.since`, before the input (none without it). */
+  earlier: string[];
 }
 
 /** Options for {@linkcode sendKeys}. */
@@ -71,6 +73,8 @@ export interface SendKeysOptions {
   force: boolean;
   /** Read the screen's rows first, for a wait that reports which changed. */
   screen?: boolean;
+  /** A cursor where an earlier wait stopped reading: the lines since, before the input, too. */
+  since?: string | null;
 }
 
 /** Checks key names: an unknown one is refused, never typed as text. */
@@ -109,6 +113,10 @@ export async function sendKeys(
   const after: string[][] = [];
   if (keys.length > 0) after.push(["send-keys", "-t", id, "--", ...keys]);
   if (options.enter) after.push(["send-keys", "-t", id, "Enter"]);
+  // What the program wrote since an earlier answer stopped reading: gone or not, never fatal.
+  const earlier = options.since == null
+    ? []
+    : (await captureSince(socket, id, options.since).catch(() => null))?.lines ?? [];
   const { cursor } = await captureSince(socket, id, null, { typed: text });
   const screen = options.screen ? await screenRows(socket, id) : undefined;
   if (text !== null) {
@@ -122,7 +130,7 @@ export async function sendKeys(
     await reacted?.();
   }
   if (after.length > 0) await runTmux(socket, chained(after));
-  return { paneId: id, cursor, screen, runningMark: pane.runningMark };
+  return { paneId: id, cursor, screen, runningMark: pane.runningMark, earlier };
 }
 
 /** How long a program may take to show it took typed text, and to be still after. */
@@ -191,7 +199,7 @@ export async function pasteText(
   const pane = await typable(socket, paneId, options.force);
   const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
   await pasteBuffer(socket, pane, options);
-  return { paneId: pane.pane_id, cursor, runningMark: pane.runningMark };
+  return { paneId: pane.pane_id, cursor, runningMark: pane.runningMark, earlier: [] };
 }
 
 /** Pastes text into a pane through a private buffer, deleted afterwards whatever happens. */

@@ -237,6 +237,7 @@ function cursorAfter(
     history: block.pos.history,
     tail: tail.map((line) => hashLines([line])),
     tailRow: block.starts[block.lines.length - tail.length] ?? block.currentStart,
+    ...(block.pos.savedY === null ? {} : { alt: block.pos.savedY }),
   });
 }
 
@@ -280,8 +281,9 @@ export async function captureSince(
   const owner = { pane: paneId, socket: socketKey(socket) };
   // A cursor made now, after a read from `echoFrom` that only follows the echo.
   const now = cursor === null;
-  const state = now ? echoCursor(options.echoFrom ?? null, owner) : decodeCursor(cursor, owner);
+  const made = now ? echoCursor(options.echoFrom ?? null, owner) : decodeCursor(cursor, owner);
   let guess = await queryPosition(socket, paneId);
+  const state = made === null ? null : leftFullScreen(made, guess);
   if (state === null) {
     // From a few whole lines up, for the lines the next poll checks its place by.
     let block!: Block;
@@ -343,9 +345,21 @@ export async function captureSince(
     lines: all.lines,
     current_line: all.current,
     cursor: cursorAfter(all, owner, NOTHING_OLD),
-    lines_missed: true,
+    // A full-screen program's screen has rows, not lines that follow others: none were missed.
+    lines_missed: !(all.pos.alternate && state.alt === undefined),
     alternate_on: all.pos.alternate,
   };
+}
+
+/**
+ * A cursor made on a full-screen program's screen, read once the program left it: what follows
+ * begins where the normal screen's cursor was when the program took the screen (the rows the
+ * program's exit and the shell then wrote), read from that row untrimmed, nothing old on it.
+ */
+function leftFullScreen(state: CursorState, now: PanePosition): CursorState {
+  if (state.alt === undefined || now.alternate) return state;
+  const row = now.history + Math.min(state.alt, now.height - 1);
+  return { ...state, ...NOTHING_OLD, row, history: now.history, tail: [], tailRow: row };
 }
 
 /** The state of `echoFrom` (see {@linkcode SinceOptions}), when it is a cursor for this pane. */

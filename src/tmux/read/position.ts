@@ -19,6 +19,7 @@ export const POSITION_FIELDS = [
   "pane_width",
   "pane_height",
   "alternate_on",
+  "alternate_saved_y",
 ] as const;
 
 /** A pane's cursor and history: rows of history above the screen, the cursor on the screen. */
@@ -39,6 +40,8 @@ export interface PanePosition {
   height: number;
   /** Whether the alternate screen is on. */
   alternate: boolean;
+  /** On the alternate screen, the normal screen's cursor row, where it comes back; else null. */
+  savedY: number | null;
 }
 
 /** Parses the {@linkcode POSITION_FIELDS} of a record. */
@@ -54,6 +57,9 @@ export function parsePosition(
     width: intField(record.pane_width, "pane_width"),
     height: intField(record.pane_height, "pane_height"),
     alternate: record.alternate_on === "1",
+    savedY: record.alternate_on === "1" && /^\d{1,5}$/.test(record.alternate_saved_y)
+      ? Number(record.alternate_saved_y)
+      : null,
   };
 }
 

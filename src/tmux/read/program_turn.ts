@@ -18,6 +18,9 @@ export const TURN_QUIET_MS = 100;
 /** How long after a look that saw the program waiting it is looked at again. */
 const SETTLE_MS = 150;
 
+/** Looks in a row that cannot tell, after which the kernel is taken as not to be asked here. */
+const UNTOLD_MAX = 3;
+
 /** The longest pause between looks while the program is busy (a look costs a tmux command). */
 const PAUSE_MAX_MS = 1000;
 
@@ -47,6 +50,7 @@ export async function untilProgramWaits(
   const { signal } = options;
   const lastOutput = options.lastOutput ?? (() => 0);
   let pause = TURN_QUIET_MS;
+  let untold = 0;
   while (!signal.aborted) {
     const quiet = Date.now() - lastOutput();
     if (quiet < TURN_QUIET_MS) {
@@ -55,8 +59,12 @@ export async function untilProgramWaits(
     }
     const at = Date.now();
     const first = await look(socket, paneId);
-    if (first === null || first.waiting === null || signal.aborted) return null;
-    if (!asks(first)) {
+    if (signal.aborted) return null;
+    // A look that could not tell (tmux busy, the pane between programs) is tried again; only
+    // looks that never tell mean the kernel cannot be asked here.
+    untold = first === null || first.waiting === null ? untold + 1 : 0;
+    if (untold >= UNTOLD_MAX) return null;
+    if (first === null || !asks(first)) {
       await delay(pause, { signal });
       pause = Math.min(pause * 2, PAUSE_MAX_MS);
       continue;
@@ -65,7 +73,7 @@ export async function untilProgramWaits(
     await delay(SETTLE_MS, { signal });
     if (signal.aborted) return null;
     const second = await look(socket, paneId);
-    if (second === null || second.waiting === null) return null;
+    if (second === null) continue;
     if (asks(second) && second.position === first.position && lastOutput() < at) return second;
   }
   return null;

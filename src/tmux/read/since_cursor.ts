@@ -31,6 +31,11 @@ export interface CursorState extends OldText {
   tail: number[];
   /** The row of the last line read. */
   tailRow: number;
+  /**
+   * Made on the alternate screen (a full-screen program's): the normal screen's cursor row
+   * there, where what follows the program's exit begins.
+   */
+  alt?: number;
 }
 
 /**
@@ -78,7 +83,8 @@ export function decodeCursor(cursor: string, owner: { pane: string; socket: stri
     isCount(state.tailRow, ROW_MAX) && Array.isArray(state.tail) &&
     state.tail.length <= TAIL_LINES &&
     state.tail.every((hash: unknown) => isCount(hash, ROW_MAX)) &&
-    OLD_FIELDS.every((field) => isCount(state[field], ROW_MAX));
+    OLD_FIELDS.every((field) => isCount(state[field], ROW_MAX)) &&
+    (state.alt === undefined || isCount(state.alt, ROW_MAX));
   if (!valid) throw new TmuxError("invalid_argument", "cursor is not one this server returned");
   if (state.pane !== owner.pane || state.socket !== owner.socket) {
     throw new TmuxError(

@@ -41,3 +41,37 @@ export function typedCursor(
   const typed = cursors.get(lockKey(target.socket, target.paneId));
   return typed !== undefined && Date.now() - typed.at < TYPED_KEEP_MS ? typed.cursor : null;
 }
+
+/**
+ * Per pane, where the last wait on it stopped reading when its exchange was not whole (a
+ * timeout, quiet, a pattern: the program may write on): the next exchange's answer begins there,
+ * so nothing the program writes between two calls is lost.
+ */
+export type UnfinishedAnswers = Map<string, string>;
+
+/** An empty, bounded {@linkcode UnfinishedAnswers}. */
+export function createUnfinishedAnswers(): UnfinishedAnswers {
+  return new BoundedMap(PANES_MAX);
+}
+
+/** Remembers where a wait stopped reading (null: its exchange was whole). */
+export function rememberAnswer(
+  answers: UnfinishedAnswers,
+  target: { socket: TmuxSocket; paneId: string },
+  cursor: string | null,
+): void {
+  const key = lockKey(target.socket, target.paneId);
+  if (cursor === null) answers.delete(key);
+  else answers.set(key, cursor);
+}
+
+/** Where the last wait on a pane stopped reading, when its exchange was not whole; forgotten. */
+export function takeUnfinished(
+  answers: UnfinishedAnswers,
+  target: { socket: TmuxSocket; paneId: string },
+): string | null {
+  const key = lockKey(target.socket, target.paneId);
+  const cursor = answers.get(key) ?? null;
+  answers.delete(key);
+  return cursor;
+}

@@ -45,6 +45,8 @@ export interface WaitTextOptions {
    * this long without output (ms), as waits did before the kernel was asked. Null or absent: none.
    */
   fallbackQuietMs?: number | null;
+  /** Lines the answer begins with: written before the input, after an earlier answer stopped. */
+  earlier?: string[];
   /** The screen's rows when the input the wait answers was typed (default: as the wait begins). */
   screenBefore?: string[];
   /** Patterns that end the wait early as "stopped" (e.g. an error message). */
@@ -181,6 +183,7 @@ export async function waitForText(
   const wanted = await compilePatterns(options.patterns, flags);
   const stops = await compilePatterns(options.stopPatterns, flags);
   const output = new ExcerptBuilder(options.budget);
+  for (const line of options.earlier ?? []) output.push(line);
   const alarm = new Alarm();
   const clock = new MatchClock();
   // What the result says of what was read so far.
@@ -255,7 +258,9 @@ export async function waitForText(
       // The row under the cursor counts once it shows something new.
       const lines = read.current === "" ? since.lines : [...since.lines, read.current];
       const match = await firstMatch(lines, { stops, wanted, clock });
-      for (const line of since.lines) output.push(line);
+      // A full-screen program's rows are its screen, not lines it wrote: its answer is the rows
+      // that changed, and what follows once it leaves the screen.
+      if (!since.alternate_on) { for (const line of since.lines) output.push(line); }
       if (match) return end(match.outcome, match);
       // New lines, or a new row under the cursor: the program answered (even if the notice of
       // its output came before this wait subscribed).
