@@ -108,3 +108,30 @@ Deno.test("with --share-runs every session may collect and read every run", asyn
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });
+
+Deno.test("over HTTP a pane busy with another session's run says to wait or interrupt, not collect", async () => {
+  await withServer("http", {}, async (conn, tmux) => {
+    const timedOut = await call(conn.client, "run_command", {
+      pane_id: tmux.paneId,
+      command: "sleep 2; echo late",
+      timeout: 0.5,
+    });
+    const runId = (timedOut.structuredContent as Json).run_id as string;
+    const b = await secondSession(conn);
+    try {
+      const busy = await call(b, "run_command", { pane_id: tmux.paneId, command: "echo b" });
+      const text = textOf(busy);
+      assertEquals((busy.structuredContent as Json).started, false, text);
+      assertMatch(text, /another client's run_command/);
+      assertMatch(text, /interrupt it/);
+      assert(!text.includes(runId) && !text.includes("wait_for_command"), text);
+      // Its own session is still pointed at the run.
+      const own = await call(conn.client, "run_command", { pane_id: tmux.paneId, command: "true" });
+      assert(textOf(own).includes(runId), textOf(own));
+      await call(conn.client, "wait_for_command", { run_id: runId, timeout: 10 });
+    } finally {
+      await b.close();
+    }
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});

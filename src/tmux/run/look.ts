@@ -14,8 +14,18 @@ import { launcherBootstrap } from "./launcher.ts";
 import { foreground, type PaneState, stateForRun, typableVersion } from "./preflight.ts";
 import { type PaneShell, paneShell, shellLanguage } from "./probe.ts";
 import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
-import { busyWith, notIdle, notReading, unsupportedShell, untypableSocket } from "./reasons.ts";
-import { RUNNING_OPTION, showsLineEditor } from "./shell.ts";
+import {
+  busyWith,
+  busyWithOthers,
+  notIdle,
+  notReading,
+  unsupportedShell,
+  untypableSocket,
+} from "./reasons.ts";
+import { parseRecord } from "./record.ts";
+import { mayCollect } from "./owner.ts";
+import { queryPane } from "../objects/target.ts";
+import { callNames, markNonce, RUNNING_OPTION, showsLineEditor } from "./shell.ts";
 import { namedInRefusal, type Runner, sweepOrphans } from "./state.ts";
 import type { Anchor, RunRequest } from "./types.ts";
 
@@ -77,9 +87,11 @@ export async function lookAtPane(
   const language = shellLanguage(shell, state.pane_current_command);
   if (kind === "other" || shell?.kind === "other") {
     if (running !== "") namedInRefusal(runner, call.key, running);
-    const reason = running !== ""
-      ? busyWith(request, running, "an earlier run_command")
-      : notIdle(paneId, state.pane_current_command);
+    const reason = running === ""
+      ? notIdle(paneId, state.pane_current_command)
+      : await othersRun(request, running)
+      ? busyWithOthers(paneId)
+      : busyWith(request, running, "an earlier run_command");
     return { shell: language, notTyped: reason };
   }
   if (
@@ -95,4 +107,18 @@ export async function lookAtPane(
     pid: intField(state.pane_pid, "pane_pid"),
   };
   return { shell: language, pane: { state, version, shell, bootstrap, anchor } };
+}
+
+/**
+ * Whether the run a pane's running mark names belongs to another client of this server (an HTTP
+ * session's): the caller cannot collect it, only wait for its end or interrupt it.
+ */
+async function othersRun(request: RunRequest, mark: string): Promise<boolean> {
+  const nonce = markNonce(mark);
+  const asker = request.owner ?? null;
+  if (nonce === null || asker === null) return false;
+  const option = callNames(nonce).record;
+  const pane = await queryPane(request.socket, request.paneId, [option]).catch(() => null);
+  const record = parseRecord(pane?.[option] ?? "");
+  return record !== null && !mayCollect(record.owner ?? null, asker);
 }

@@ -96,3 +96,10 @@ export function busyWith(
   return `pane ${paneId} is still running ${earlier}${runId}: collect it with wait_for_command ` +
     "when it has ended, or interrupt it (send_keys keys ['C-c'])";
 }
+
+/** Why nothing was typed into a pane another client's run still holds. */
+export function busyWithOthers(paneId: string): string {
+  return `pane ${paneId} is still running another client's run_command (its result is that ` +
+    "client's): wait for its end (wait_for_text with prompt: true, or call again later), or " +
+    "interrupt it (send_keys keys ['C-c'])";
+}
