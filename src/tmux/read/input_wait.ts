@@ -12,11 +12,10 @@
  * @module
  */
 
-import { spawnRun } from "../transport/exec.ts";
+import { lockKey, spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
 import { NAME_PREFIX } from "../names.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { lockKey } from "../transport/exec.ts";
 
 /** What the kernel tells of a foreground group. */
 export interface Told {
@@ -135,8 +134,8 @@ function modeOf(word: string | undefined): boolean | null {
 
 /**
  * Whether the foreground group waits for terminal input, from the script's answer: a process
- * reads (or polls) the terminal and none runs. Null: the answer cannot tell (no /proc and no `ps`, or it
- * is not one the script writes).
+ * reads (or polls) the terminal and none runs. `waiting` null: the answer cannot tell (no /proc
+ * and no `ps`, or it is not one the script writes; a program in the pane can write the option).
  */
 export function parseInputWait(answer: string): Told {
   if (answer.length > ANSWER_MAX) return UNTOLD;
@@ -187,6 +186,7 @@ export function lookForInputWait(socket: TmuxSocket, paneId: string): Promise<In
   return look;
 }
 
+/** The pane's cursor, history and screen, read in the same tmux command as the look. */
 const POSITION = "#{cursor_x},#{cursor_y},#{history_size},#{alternate_on}";
 
 async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> {

@@ -37,10 +37,10 @@ export interface ProgramTurnOptions {
 
 /**
  * Resolves with the last look once the pane's program has waited for terminal input for a settle
- * time, its output settled; null when aborted, or at once when the kernel cannot be asked here
- * (no /proc and no `ps`): the caller then ends as it did without it. It settles only once no look
- * of its own is in flight (a look's answer passes through a pane option the look removes): a
- * caller that aborts it awaits it before it returns.
+ * time, its output settled; null when aborted, or when looks in a row cannot tell (no /proc and
+ * no `ps` here): the caller then ends as it did without it. It settles only once no look of its
+ * own is in flight (a look's answer passes through a pane option the look removes): a caller that
+ * aborts it awaits it before it returns.
  */
 export async function untilProgramWaits(
   socket: TmuxSocket,

@@ -266,8 +266,9 @@ export async function waitForText(
       // its output came before this wait subscribed).
       outputCame ||= since.lines.length > 0 || read.current !== "";
       const still = Date.now() - lastOutput;
-      const prompt = options.prompt && outputCame && still >= PROMPT_SETTLE_MS &&
-          !since.alternate_on
+      // A known prompt's text is the cross-check where the kernel cannot be asked.
+      const prompt = options.prompt && turn === "unknown" && outputCame &&
+          still >= PROMPT_SETTLE_MS && !since.alternate_on
         ? knownPrompt(read.current)
         : null;
       if (prompt !== null) return end("prompt", null, { prompt });
@@ -299,7 +300,7 @@ export async function waitForText(
           options.onProgress(waited / 1000);
         }
         // Woken by output; else when the pane may have gone quiet, or a prompt settled.
-        const settles = options.prompt === true && outputCame;
+        const settles = options.prompt === true && turn === "unknown" && outputCame;
         await alarm.pause(
           pauseMs({ ...options, quietMs }, { waited, still, settles }),
           options.signal,

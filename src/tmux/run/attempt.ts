@@ -115,7 +115,7 @@ export function waitOnce(
  * a stream that no longer sees the pane (moved to another session) misses the end, and the shell
  * back at its prompt waits for input too.
  */
-export async function commandAsks(
+async function commandAsks(
   request: Pick<RunRequest, "socket" | "paneId">,
   stream: RunStream,
   options: { signal: AbortSignal; mark: string },
