@@ -242,3 +242,34 @@ testNeeding(
     });
   },
 );
+
+testNeeding(
+  ["git", "vim"],
+  "run_command returns when git commit opens its editor, a full screen",
+  async () => {
+    const repo = await Deno.makeTempDir({ prefix: "tmux-mcp-git-" });
+    try {
+      const git = (...args: string[]) =>
+        new Deno.Command("git", { args: ["-C", repo, ...args] }).output();
+      assert((await git("init", "-q")).success, "git init");
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const run = await asks(
+          conn,
+          tmux.paneId,
+          `cd ${repo} && GIT_EDITOR='vim -u NONE -N -n' git -c user.name=t -c user.email=t@t ` +
+            "commit -q --allow-empty",
+        );
+        assertEquals(run.full_screen, true);
+        await call(conn, "send_keys", { pane_id: tmux.paneId, text: "iagent's commit" });
+        await call(conn, "send_keys", { pane_id: tmux.paneId, keys: ["Escape"] });
+        await call(conn, "send_keys", { pane_id: tmux.paneId, text: ":wq", enter: true });
+        await collect(conn, run.run_id, 0);
+        const log = await new Deno.Command("git", { args: ["-C", repo, "log", "--format=%s"] })
+          .output();
+        assertEquals(new TextDecoder().decode(log.stdout).trim(), "agent's commit");
+      });
+    } finally {
+      await Deno.remove(repo, { recursive: true });
+    }
+  },
+);

@@ -367,3 +367,33 @@ testNeeding(
     });
   },
 );
+
+testNeeding(
+  SSH,
+  "a remote run that asks for input returns at its question, told by that host's kernel",
+  async () => {
+    await withLab({}, async ({ conn, remote }) => {
+      const run = await ok(conn, "run_command", {
+        host: "lab",
+        pane_id: remote.paneId,
+        command: "read -p 'remote name? ' n && echo \"hi $n\"",
+        timeout: 20,
+      });
+      assertEquals([run.waiting_for_input, run.timed_out, run.prompt], [
+        true,
+        false,
+        "remote name?",
+      ]);
+      assertMatch(String(run.run_id), /^lab\//);
+      await ok(conn, "send_keys", {
+        host: "lab",
+        pane_id: remote.paneId,
+        text: "Ada",
+        enter: true,
+      });
+      const collected = await ok(conn, "wait_for_command", { run_id: run.run_id, timeout: 10 });
+      assertEquals([collected.exit_status, (collected.output as string[]).at(-1)], [0, "hi Ada"]);
+      await assertNoLeftovers(remote, conn.serverPid);
+    });
+  },
+);
