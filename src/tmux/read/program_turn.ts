@@ -105,15 +105,32 @@ export interface InputPrompt {
   full_screen: boolean;
 }
 
-/** The row under the pane's cursor now, as a program waiting for input shows it. */
-export async function inputPrompt(socket: TmuxSocket, paneId: string): Promise<InputPrompt> {
+/** A pane's screen as a look at a program's question needs it. */
+export interface CursorScreen {
+  /** The screen's rows, trailing spaces dropped. */
+  rows: string[];
+  /** The cursor's row on it. */
+  cursorY: number;
+  /** It is the alternate screen. */
+  alternate: boolean;
+}
+
+/** Reads a pane's screen and where its cursor is on it. */
+export async function cursorScreen(socket: TmuxSocket, paneId: string): Promise<CursorScreen> {
   const [place, rows] = await Promise.all([
     queryPane(socket, paneId, ["cursor_y", "alternate_on"]),
     screenRows(socket, paneId),
   ]);
-  const row = rows[Number(place.cursor_y)] ?? "";
-  return {
-    prompt: [...row].slice(0, PROMPT_MAX).join(""),
-    full_screen: place.alternate_on === "1",
-  };
+  return { rows, cursorY: Number(place.cursor_y), alternate: place.alternate_on === "1" };
+}
+
+/** What a screen shows of a program waiting for input: the row under the cursor. */
+export function promptOf(screen: CursorScreen): InputPrompt {
+  const row = screen.rows[screen.cursorY] ?? "";
+  return { prompt: [...row].slice(0, PROMPT_MAX).join(""), full_screen: screen.alternate };
+}
+
+/** The row under the pane's cursor now, as a program waiting for input shows it. */
+export async function inputPrompt(socket: TmuxSocket, paneId: string): Promise<InputPrompt> {
+  return promptOf(await cursorScreen(socket, paneId));
 }

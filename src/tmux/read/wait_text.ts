@@ -22,7 +22,7 @@ import { queryPane } from "../objects/target.ts";
 import { watchOutput } from "../transport/watch.ts";
 import { MatchClock } from "./match_clock.ts";
 import { TmuxError } from "../errors.ts";
-import { inputPrompt, untilProgramWaits } from "./program_turn.ts";
+import { cursorScreen, promptOf, untilProgramWaits } from "./program_turn.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 
 /** Options for {@linkcode waitForText}. */
@@ -275,9 +275,9 @@ export async function waitForText(
       if (turn === "waiting") {
         if (!since.alternate_on) return end("prompt", null, { prompt: read.current.trimEnd() });
         // A full-screen program's answer is its rows that changed, once: not its lines too.
-        const { prompt } = await inputPrompt(socket, paneId);
-        const changed = changedRows(screenBefore ?? [], await screenRows(socket, paneId));
-        return end("prompt", null, { prompt, changed, screenOnly: true });
+        const screen = await cursorScreen(socket, paneId);
+        const changed = changedRows(screenBefore ?? [], screen.rows);
+        return end("prompt", null, { prompt: promptOf(screen).prompt, changed, screenOnly: true });
       }
       if (turn === "unknown" && quietMs === null) quietMs = options.fallbackQuietMs ?? null;
       // On a full-screen program, a wait for its turn goes on while the kernel can tell it.
