@@ -203,6 +203,29 @@ testNeeding(
   },
 );
 
+Deno.test("a cursor made on a full-screen screen reads what follows, also when the program leaves during the read", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    // Old lines, then a screen of its own taken and left every 30 ms: reads race the switches.
+    const pane = await tmux.newPane(
+      "printf 'OLD-LINE-1\\nOLD-LINE-2\\n'; while :; do " +
+        "printf '\\033[?1049h\\033[2J\\033[HALT\\n'; sleep 0.03; printf '\\033[?1049l'; sleep 0.03; done",
+    );
+    await until("the program switches screens", async () => {
+      return (await tmux.run("display-message", "-p", "-t", pane, "#{alternate_on}")).trim() ===
+        "1";
+    });
+    for (let i = 0; i < 200; i++) {
+      const made = await call(conn, "capture_since", { pane_id: pane });
+      const read = await call(conn, "capture_since", { pane_id: pane, cursor: made.cursor });
+      const lines = (read.lines ?? []) as string[];
+      assert(
+        read.lines_missed === false && !lines.some((line) => line.startsWith("OLD-LINE")),
+        `read ${i}: ${JSON.stringify(read)}`,
+      );
+    }
+  });
+});
+
 testNeeding(
   ["vim", "less"],
   "leaving a full-screen program: only what follows, never old lines or our own typed ones",

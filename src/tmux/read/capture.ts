@@ -283,8 +283,8 @@ export async function captureSince(
   const now = cursor === null;
   const made = now ? echoCursor(options.echoFrom ?? null, owner) : decodeCursor(cursor, owner);
   let guess = await queryPosition(socket, paneId);
-  const state = made === null ? null : leftFullScreen(made, guess);
-  if (state === null) {
+  const first = made === null ? null : leftFullScreen(made, guess);
+  if (first === null) {
     // From a few whole lines up, for the lines the next poll checks its place by.
     let block!: Block;
     for (const reach of REACH_ROWS) {
@@ -294,6 +294,7 @@ export async function captureSince(
     }
     return nowResult(block, owner, oldText(block.current, options.typed ?? null));
   }
+  let state = first;
   const found = (block: Block, start: number): SinceResult => {
     const lines = block.lines.slice(start);
     const text = newText(lines, block.current, state);
@@ -306,6 +307,10 @@ export async function captureSince(
       alternate_on: block.pos.alternate,
     };
   };
+  // A program that left its screen between the position read and a rows read: what follows
+  // begins at the normal screen's row, read from all rows.
+  const leftMeanwhile = (block: Block): boolean =>
+    first === made && made.pid === block.pos.pid && leftFullScreen(made, block.pos) !== made;
   const n = state.tail.length;
   for (const { trims, row: cursorRow } of trimmedRows(state.row, state.history, guess)) {
     if (state.pid !== guess.pid) break;
@@ -314,6 +319,7 @@ export async function captureSince(
     if (wanted < 0) break;
     const block = await readFrom(socket, paneId, guess, wanted);
     guess = block.pos;
+    if (leftMeanwhile(block)) break;
     if (block.first > wanted || block.pos.pid !== state.pid) break;
     if (n === 0) {
       // Nothing to check the rows by (the pane had no line yet): trust them untrimmed.
@@ -326,6 +332,12 @@ export async function captureSince(
   }
   // Respawned, trimmed past recall, cleared, or reflowed to a new width: all history.
   const all = await readBlock(socket, paneId, null);
+  if (leftMeanwhile(all)) {
+    const left = leftFullScreen(first, all.pos);
+    state = left;
+    const at = all.starts.findIndex((row) => row >= left.row);
+    return found(all, at < 0 ? all.lines.length : at);
+  }
   if (state.pid === all.pos.pid && n > 0) {
     for (let at = all.lines.length - n; at >= 0; at--) {
       if (tailAt(all.lines, at, state)) return found(all, at + n);
