@@ -453,3 +453,35 @@ Deno.test("bytes that are not UTF-8 are flagged; a U+FFFD the command printed is
     assertEquals([real.output, real.invalid_utf8], [["\ufffd é"], false]);
   });
 });
+
+Deno.test("a binary's lines show as one marker a run, its printable lines kept, counted exactly", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const file = await Deno.makeTempFile();
+    try {
+      // 600 lines of bytes that are not UTF-8 (a control byte or two among them), text midway.
+      const junk = (i: number) => [0x7f, 0x80 + (i % 64), 0xc0, 0xff, 0x41, 0xfe, 0x9b, 0xf8];
+      const lines = Array.from(
+        { length: 601 },
+        (_, i) => i === 300 ? [...new TextEncoder().encode("VISIBLE-TEXT")] : junk(i),
+      );
+      await Deno.writeFile(file, new Uint8Array(lines.flatMap((line) => [...line, 0x0a])));
+      const result = await conn.client.callTool({
+        name: "run_command",
+        arguments: { command: `cat ${file}`, pane_id: tmux.paneId, timeout: 10 },
+      }) as CallToolResult;
+      const out = result.structuredContent as Record<string, unknown>;
+      const marker = /^…\[300 lines not text, [\d,]+ bytes\]…$/;
+      assertEquals((out.output as string[]).length, 3, textOf(result));
+      const [before, text, after] = out.output as string[];
+      assert(marker.test(before) && marker.test(after), textOf(result));
+      assertEquals([text, out.output_total_lines, out.output_not_text_lines], [
+        "VISIBLE-TEXT",
+        601,
+        600,
+      ]);
+      assertMatch(textOf(result), /600 lines not text/);
+    } finally {
+      await Deno.remove(file);
+    }
+  });
+});

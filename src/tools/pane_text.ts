@@ -25,6 +25,10 @@ export const paneTextOutput = {
   cut_lines: z.number().int().describe(
     "shown lines cut inside for length, marked '…[N bytes cut]…'",
   ),
+  not_text_lines: z.number().int().optional().describe(
+    "lines that are not text (a binary's bytes), one entry '…[N lines not text, B bytes]…' " +
+      "for each run of them (absent: none)",
+  ),
   head_lines: z.array(z.string()).describe("the first lines, when lines after them were left out"),
   lines: z.array(z.string()).describe("the lines: all of them, or the last ones"),
 };
@@ -43,6 +47,8 @@ export interface PaneText {
   omitted: { after_line: number; lines: number; bytes: number } | null;
   /** Shown lines cut inside for length. */
   cut_lines: number;
+  /** Lines that are not text, shown as one marker a run (absent: none). */
+  not_text_lines?: number;
   /** The first lines, when lines after them were left out. */
   head_lines: string[];
   /** The lines shown: all, or the last ones. */
@@ -59,7 +65,7 @@ export function paneTextOf(excerpt: Excerpt): PaneText {
   return {
     total_lines: excerpt.totalLines,
     total_bytes: excerpt.totalBytes,
-    truncated_lines: excerpt.head.length + (excerpt.omitted?.lines ?? 0),
+    truncated_lines: excerpt.headLines + (excerpt.omitted?.lines ?? 0),
     truncated_bytes: excerpt.headBytes + (excerpt.omitted?.bytes ?? 0),
     omitted: excerpt.omitted === null ? null : {
       after_line: excerpt.omitted.afterLine,
@@ -67,6 +73,7 @@ export function paneTextOf(excerpt: Excerpt): PaneText {
       bytes: excerpt.omitted.bytes,
     },
     cut_lines: excerpt.cutLines,
+    ...(excerpt.notTextLines === 0 ? {} : { not_text_lines: excerpt.notTextLines }),
     head_lines: excerpt.head,
     lines: excerpt.tail,
   };
@@ -82,16 +89,18 @@ const MORE = "raise max_output_bytes or max_lines, or read fewer rows";
 export function renderPaneText(title: string, text: PaneText): string {
   const notes = [linesOf(text.total_lines)];
   if (text.truncated_lines > 0) {
-    const shownFrom = text.total_lines - text.lines.length + 1;
+    // From the counts: an entry may stand for a run of lines that are not text.
+    const shownFrom = text.truncated_lines + 1;
+    const headLines = text.truncated_lines - (text.omitted?.lines ?? 0);
     notes.push(
-      text.head_lines.length > 0
-        ? `shown: lines 1-${count(text.head_lines.length)} and ${count(shownFrom)}-` +
-          count(text.total_lines)
-        : `shown: the last ${linesOf(text.lines.length)}`,
+      headLines > 0
+        ? `shown: lines 1-${count(headLines)} and ${count(shownFrom)}-` + count(text.total_lines)
+        : `shown: the last ${linesOf(text.total_lines - text.truncated_lines)}`,
       `${linesOf(text.truncated_lines)} (${size(text.truncated_bytes)}) not shown: ${MORE}`,
     );
   }
   if (text.cut_lines > 0) notes.push(`${linesOf(text.cut_lines)} cut inside for length`);
+  if (text.not_text_lines) notes.push(`${linesOf(text.not_text_lines)} not text, shown as markers`);
   const gap = text.omitted === null || text.head_lines.length === 0
     ? null
     : { lines: text.omitted.lines, bytes: text.omitted.bytes, hint: "" };

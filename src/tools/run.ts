@@ -115,6 +115,10 @@ const output = {
   output_cut_lines: z.number().int().describe(
     "shown lines cut inside for length, each marked '…[N bytes cut]…'",
   ),
+  output_not_text_lines: z.number().int().describe(
+    "lines that are not text (a binary's bytes), one entry '…[N lines not text, B bytes]…' " +
+      "for each run of them",
+  ),
   output_more: outputMore,
   output_source: z.enum(["stream", "screen"]).describe(
     "read from the pane's byte stream (exact), or from its screen and scrollback (up to " +

@@ -20,6 +20,7 @@ export const RUN_DEFAULTS: Readonly<Record<string, unknown>> = {
   output_truncated_bytes: 0,
   output_omitted: null,
   output_cut_lines: 0,
+  output_not_text_lines: 0,
   output_more: null,
   output_source: "stream",
   lines_missed: false,
@@ -48,7 +49,7 @@ export function withoutDefaults<T extends Record<string, unknown>>(
  * A run result as `structuredContent` carries it: without its fields at their default, without
  * `run_id` once nothing of the run is left to collect or read (it ended, or never started, and
  * all its output was shown), and without the totals when `output` holds every line from the
- * first, whole.
+ * first, whole, each its own entry.
  */
 export function leanRunResult(result: Record<string, unknown>): Record<string, unknown> {
   const lean: Record<string, unknown> = withoutDefaults(result, RUN_DEFAULTS);
@@ -57,7 +58,8 @@ export function leanRunResult(result: Record<string, unknown>): Record<string, u
     result.output_more === null && result.transport_lost !== true;
   if (over) delete lean.run_id;
   const whole = result.output_from_line === 1 && result.output_truncated === false &&
-    result.output_omitted === null && result.output_cut_lines === 0;
+    result.output_omitted === null && result.output_cut_lines === 0 &&
+    result.output_not_text_lines === 0;
   if (whole) {
     delete lean.output_total_lines;
     delete lean.output_total_bytes;

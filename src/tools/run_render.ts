@@ -50,10 +50,11 @@ function shown(result: ToolRunResult): string {
   const from = result.output_from_line;
   const total = result.output_total_lines;
   const range = (a: number, b: number) => a === b ? count(a) : `${count(a)}-${count(b)}`;
-  const tailFrom = total - result.output.length + 1;
-  if (result.output_head.length === 0) return `shown: lines ${range(tailFrom, total)}`;
-  return `shown: lines ${range(from, from + result.output_head.length - 1)} and ` +
-    range(tailFrom, total);
+  // From the counts: an entry of output may stand for a run of lines that are not text.
+  const tailFrom = from + result.output_truncated_lines;
+  const headLines = result.output_truncated_lines - (result.output_omitted?.lines ?? 0);
+  if (headLines === 0) return `shown: lines ${range(tailFrom, total)}`;
+  return `shown: lines ${range(from, from + headLines - 1)} and ${range(tailFrom, total)}`;
 }
 
 /** The summary line of a run result. */
@@ -109,7 +110,11 @@ function summary(result: ToolRunResult): string {
   if (result.lines_missed) notes.push("some output had already left tmux's history");
   if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
   if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");
-  if (result.invalid_utf8) notes.push("bytes that are not UTF-8 show as U+FFFD");
+  if (result.output_not_text_lines > 0) {
+    notes.push(
+      `${lines(result.output_not_text_lines)} not text (a binary's bytes), shown as markers`,
+    );
+  } else if (result.invalid_utf8) notes.push("bytes that are not UTF-8 show as U+FFFD");
   const pane = paneLabel(result.host, result.pane_id);
   const where = result.shell === null ? pane : `${pane} (${result.shell})`;
   return `${status} in ${where} after ${result.elapsed_seconds}s; ${notes.join("; ")}`;

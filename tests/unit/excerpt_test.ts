@@ -1,5 +1,12 @@
 import { assert, assertEquals } from "../deps.ts";
-import { cutLine, excerptOf, lineBytes } from "../../src/tmux/read/excerpt.ts";
+import {
+  cutLine,
+  ExcerptBuilder,
+  excerptOf,
+  isNotText,
+  lineBytes,
+  notTextMarker,
+} from "../../src/tmux/read/excerpt.ts";
 
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 
@@ -53,4 +60,63 @@ Deno.test("excerpt: one huge line and small ones around it", () => {
   const lines = ["first", "x".repeat(1_000_000), "last"];
   const out = excerptOf(lines, { maxBytes: 16384, maxLines: 400 });
   assertEquals([out.tail[0], out.tail[2], out.omitted, out.cutLines], ["first", "last", null, 1]);
+});
+
+const BINARY = "\u{fffd}ELF\u{fffd}\u{fffd}\u{fffd}>\u{fffd}@\u{fffd}";
+
+Deno.test("lines that are not text: one marker a run, printable lines between kept, counts exact", () => {
+  assert(
+    isNotText(BINARY) && isNotText("H\u{fffd}") &&
+      !isNotText("caf\u{fffd} au lait, s'il vous pla\u{fffd}t"),
+  );
+  assert(!isNotText("plain"));
+  const lines = [
+    "before",
+    ...Array(500).fill(BINARY),
+    "GNU coreutils",
+    BINARY,
+    BINARY,
+    "after",
+    BINARY,
+  ];
+  const out = excerptOf(lines, { maxBytes: 16384, maxLines: 400 });
+  const bytes = lineBytes(BINARY);
+  assertEquals(out.tail, [
+    "before",
+    notTextMarker(500, 500 * bytes),
+    "GNU coreutils",
+    notTextMarker(2, 2 * bytes),
+    "after",
+    // Alone and short: as it is, no longer than a marker.
+    BINARY,
+  ]);
+  assertEquals([out.totalLines, out.notTextLines, out.omitted], [506, 502, null]);
+  assertEquals(out.totalBytes, lines.reduce((sum, line) => sum + lineBytes(line), 0));
+});
+
+Deno.test("lines that are not text: the head counts the lines it stands for, the budget holds", () => {
+  const lines = Array.from({ length: 3000 }, (_, i) => i % 3 === 0 ? `text ${i}` : BINARY);
+  const out = excerptOf(lines, { maxBytes: 4096, maxLines: 40 });
+  const shown = [...out.head, ...out.tail].reduce((sum, line) => sum + lineBytes(line), 0);
+  assert(shown <= 4096, `${shown} bytes shown`);
+  // Every line is in the head, left out, or in the tail, once.
+  const tailLines = out.tail.reduce(
+    (sum, line) => sum + (line.startsWith("text") ? 1 : Number(/\[(\d+) line/.exec(line)![1])),
+    0,
+  );
+  assertEquals(out.headLines + out.omitted!.lines + tailLines, 3000);
+  assertEquals(out.omitted!.afterLine, out.headLines);
+  assertEquals(out.head[1], notTextMarker(2, 2 * lineBytes(BINARY)));
+});
+
+Deno.test("lines that are not text: a run is never taken back in part, a copy never changes it", () => {
+  const builder = new ExcerptBuilder({ maxBytes: 16384, maxLines: 400 });
+  builder.push("text");
+  builder.push(BINARY);
+  builder.push(BINARY);
+  assert(!builder.canTakeBack(1));
+  assertEquals(builder.finish(BINARY).tail, ["text", notTextMarker(3, 3 * lineBytes(BINARY))]);
+  assertEquals(builder.finish().tail, ["text", notTextMarker(2, 2 * lineBytes(BINARY))]);
+  builder.push("last");
+  assert(builder.canTakeBack(1) && !builder.canTakeBack(2));
 });

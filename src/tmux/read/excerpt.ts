@@ -3,7 +3,9 @@
  * first lines (about a quarter of it) and the last (the rest), what lies between counted exactly.
  * Compilers and test runners put the first error near the top and the summary at the end, so
  * both ends survive. A line longer than half the budget is cut inside, its middle replaced by a
- * marker with its byte count. Pure.
+ * marker with its byte count. Lines that are not text (a binary file's bytes, read as U+FFFD)
+ * are shown as one marker for each run of them, with their count and bytes (a short one alone
+ * as it is): printable lines between them stay as they are. Pure.
  *
  * @module
  */
@@ -25,6 +27,8 @@ export const DEFAULT_BUDGET: OutputBudget = { maxBytes: 16 * 1024, maxLines: 400
 export interface Excerpt {
   /** The first lines, when lines between them and `tail` are left out (else empty). */
   head: string[];
+  /** Lines the head stands for (a run of lines that are not text is one entry). */
+  headLines: number;
   /** UTF-8 bytes of the head's lines as they were (before any cut), a newline each. */
   headBytes: number;
   /** The last lines (all of them when nothing is left out). */
@@ -39,6 +43,8 @@ export interface Excerpt {
   cutLines: number;
   /** UTF-8 bytes of those lines, a newline each, that the cuts left out. */
   cutBytes: number;
+  /** Lines that are not text, shown as markers (`…[3 lines not text, 812 bytes]…`). */
+  notTextLines: number;
 }
 
 const encoder = new TextEncoder();
@@ -72,6 +78,25 @@ function suffixBytes(text: string, bytes: number): string {
     start -= char.length;
   }
   return text.slice(start);
+}
+
+/** The marker standing for `lines` lines that are not text, of `bytes` bytes with newlines. */
+export function notTextMarker(lines: number, bytes: number): string {
+  const count = lines === 1 ? "1 line" : `${lines.toLocaleString("en-US")} lines`;
+  return `…[${count} not text, ${bytes.toLocaleString("en-US")} bytes]…`;
+}
+
+/** The share of replacement characters (bytes that are not UTF-8) that makes a line not text. */
+const NOT_TEXT_SHARE = 8;
+
+/**
+ * Whether a line is not text: an eighth or more of its characters are U+FFFD. A binary file's
+ * lines are; text in another encoding (Latin-1 accents) mostly is not, but its short lines are.
+ */
+export function isNotText(line: string): boolean {
+  let replaced = 0;
+  for (let i = line.indexOf("\ufffd"); i >= 0; i = line.indexOf("\ufffd", i + 1)) replaced++;
+  return replaced > 0 && replaced * NOT_TEXT_SHARE >= [...line].length;
 }
 
 /** A line known by its ends and its size (one too long to hold whole). */
@@ -108,9 +133,34 @@ interface Kept {
   line: string;
   /** Bytes the shown line takes, a newline included. */
   shown: number;
-  /** Bytes of the line as it was. */
+  /** Bytes of the lines as they were. */
   bytes: number;
   cut: number;
+  /** Lines it stands for: more than one only for a run of lines that are not text. */
+  lines: number;
+  notText: boolean;
+}
+
+/** A line that is not text shows as itself when it is alone and shorter than this (bytes). */
+const NOT_TEXT_SHOWN = 64;
+
+/**
+ * The entry for a line that is not text, joined to the run `last` ends with when there is one:
+ * a marker, or the line itself when it is alone and short (it costs no more than a marker).
+ */
+function notTextEntry(last: Kept | undefined, line: string, bytes: number): Kept {
+  if (!last?.notText && bytes < NOT_TEXT_SHOWN) {
+    return { line, shown: bytes, bytes, cut: 0, lines: 1, notText: true };
+  }
+  const lines = (last?.notText ? last.lines : 0) + 1;
+  const total = (last?.notText ? last.bytes : 0) + bytes;
+  const marker = notTextMarker(lines, total);
+  return { line: marker, shown: lineBytes(marker), bytes: total, cut: 0, lines, notText: true };
+}
+
+/** Whether an entry is a marker for lines that are not text. */
+function isMarker(kept: Kept): boolean {
+  return kept.notText && (kept.lines > 1 || kept.bytes >= NOT_TEXT_SHOWN);
 }
 
 /** Builds an {@linkcode Excerpt} from lines fed one at a time, in memory bounded by the budget. */
@@ -165,7 +215,7 @@ export class ExcerptBuilder {
     if (this.#all !== null) this.#split();
     // The tail shown must run unbroken to the end: lines before the gap join what is left out.
     for (const gone of this.#tail.slice(this.#tailStart)) {
-      this.#omittedLines++;
+      this.#omittedLines += gone.lines;
       this.#omittedBytes += gone.bytes;
     }
     this.#tail = [];
@@ -182,8 +232,43 @@ export class ExcerptBuilder {
     const bytes = typeof line === "string" ? lineBytes(line) : line.bytes + 1;
     this.#totalLines++;
     this.#totalBytes += bytes;
+    if (isNotText(typeof line === "string" ? line : line.head + line.tail)) {
+      this.#pushNotText(typeof line === "string" ? line : "", bytes);
+      return;
+    }
     const { line: shown, cut } = cutLine(line, this.#lineMax);
-    const kept = { line: shown, shown: cut === 0 ? bytes : lineBytes(shown), bytes, cut };
+    const kept = {
+      line: shown,
+      shown: cut === 0 ? bytes : lineBytes(shown),
+      bytes,
+      cut,
+      lines: 1,
+      notText: false,
+    };
+    this.#keep(kept);
+  }
+
+  /** A line that is not text: it joins the run of them the held lines end with, or starts one. */
+  #pushNotText(line: string, bytes: number): void {
+    const held = this.#all ?? this.#tail;
+    const last = held.length > (this.#all ? 0 : this.#tailStart) ? held.at(-1) : undefined;
+    if (!last?.notText) {
+      this.#keep(notTextEntry(undefined, line, bytes));
+      return;
+    }
+    // A new entry, never the old one changed: a copy made by finish() shares the old ones.
+    const joined = notTextEntry(last, line, bytes);
+    held[held.length - 1] = joined;
+    if (this.#all === null) {
+      this.#tailBytes += joined.shown - last.shown;
+      this.#trimTail();
+      return;
+    }
+    this.#allBytes += joined.shown - last.shown;
+    if (this.#allBytes > this.#budget.maxBytes) this.#split();
+  }
+
+  #keep(kept: Kept): void {
     if (this.#all !== null) {
       const fits = this.#allBytes + kept.shown <= this.#budget.maxBytes &&
         this.#all.length < this.#budget.maxLines;
@@ -197,10 +282,11 @@ export class ExcerptBuilder {
     this.#keepLast(kept);
   }
 
-  /** Whether the last `lines` lines fed are still held, to be taken back. */
+  /** Whether the last `lines` lines fed are still held, each its own entry, to be taken back. */
   canTakeBack(lines: number): boolean {
-    const held = this.#all !== null ? this.#all.length : this.#tail.length - this.#tailStart;
-    return lines <= held;
+    const held = this.#all ?? this.#tail.slice(this.#tailStart);
+    return lines <= held.length &&
+      held.slice(held.length - lines).every((kept) => kept.lines === 1);
   }
 
   /** Takes back the last `lines` lines fed, held as {@linkcode ExcerptBuilder.canTakeBack} says. */
@@ -209,7 +295,7 @@ export class ExcerptBuilder {
       const gone = this.#all !== null ? this.#all.pop()! : this.#tail.pop()!;
       if (this.#all !== null) this.#allBytes -= gone.shown;
       else this.#tailBytes -= gone.shown;
-      this.#totalLines--;
+      this.#totalLines -= gone.lines;
       this.#totalBytes -= gone.bytes;
     }
   }
@@ -234,6 +320,11 @@ export class ExcerptBuilder {
   #keepLast(kept: Kept): void {
     this.#tail.push(kept);
     this.#tailBytes += kept.shown;
+    this.#trimTail();
+  }
+
+  /** Lets the oldest lines of the tail go while it is over its share of the budget. */
+  #trimTail(): void {
     const share = this.#budget.tailOnly ? 1 : 3 / 4;
     const maxBytes = Math.floor(this.#budget.maxBytes * share);
     const maxLines = Math.max(1, Math.floor(this.#budget.maxLines * share));
@@ -243,7 +334,7 @@ export class ExcerptBuilder {
     ) {
       const gone = this.#tail[this.#tailStart++];
       this.#tailBytes -= gone.shown;
-      this.#omittedLines++;
+      this.#omittedLines += gone.lines;
       this.#omittedBytes += gone.bytes;
     }
     // Now and then the lines let go are let go of for good.
@@ -267,19 +358,22 @@ export class ExcerptBuilder {
     const head = shownAll ? [] : this.#head;
     const tail = shownAll ? this.#all! : this.#tail.slice(this.#tailStart);
     const shown = [...head, ...tail];
+    const headLines = head.reduce((sum, kept) => sum + kept.lines, 0);
     return {
       head: head.map((kept) => kept.line),
+      headLines,
       headBytes: head.reduce((sum, kept) => sum + kept.bytes, 0),
       tail: tail.map((kept) => kept.line),
       totalLines: this.#totalLines,
       totalBytes: this.#totalBytes,
       omitted: this.#omittedLines === 0 ? null : {
-        afterLine: head.length,
+        afterLine: headLines,
         lines: this.#omittedLines,
         bytes: this.#omittedBytes,
       },
       cutLines: shown.filter((kept) => kept.cut > 0).length,
       cutBytes: shown.reduce((sum, kept) => sum + kept.cut, 0),
+      notTextLines: shown.reduce((sum, kept) => sum + (isMarker(kept) ? kept.lines : 0), 0),
     };
   }
 }

@@ -62,6 +62,8 @@ export interface OutputFields {
   output_omitted: { after_line: number; lines: number; bytes: number } | null;
   /** Shown lines cut inside for length (each says how many bytes it lost). */
   output_cut_lines: number;
+  /** Lines that are not text (a binary's bytes), shown as one marker for each run of them. */
+  output_not_text_lines: number;
   /** Where to read what was not shown, while it is kept. */
   output_more: OutputMore | null;
   /** What the output was read from: the pane's byte stream, or its screen and scrollback. */
@@ -146,6 +148,7 @@ export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "output_truncated_bytes",
   "output_omitted",
   "output_cut_lines",
+  "output_not_text_lines",
   "output_more",
   "output_source",
   "lines_missed",
@@ -190,7 +193,7 @@ export function outputFields(
   options: { fromLine?: number; more?: MoreFrom } = {},
 ): OutputFields {
   const from = options.fromLine ?? 1;
-  const notShown = excerpt.head.length + (excerpt.omitted?.lines ?? 0);
+  const notShown = excerpt.headLines + (excerpt.omitted?.lines ?? 0);
   const firstNotShown = excerpt.omitted !== null
     ? from + excerpt.omitted.afterLine
     : excerpt.cutLines > 0
@@ -209,6 +212,7 @@ export function outputFields(
       bytes: excerpt.omitted.bytes,
     },
     output_cut_lines: excerpt.cutLines,
+    output_not_text_lines: excerpt.notTextLines,
     output_more: firstNotShown === null ? null : options.more?.(firstNotShown) ?? null,
     output_source: flags.source,
     lines_missed: flags.linesMissed,
