@@ -137,6 +137,10 @@ export type ZodArray<Item extends ZodType> = ReturnType<typeof z.array<Item>>;
 export type ZodNullable<Inner extends ZodType> = ReturnType<typeof z.nullable<Inner>>;
 /** `Inner`, or absent. */
 export type ZodOptional<Inner extends ZodType> = ReturnType<typeof z.optional<Inner>>;
+/** A schema that parses to `Output` from `Input`. */
+export type ZodTypeOf<Output, Input = Output> = ZodType & {
+  _zod: { output: Output; input: Input };
+};
 /** `Inner`, its default given when absent. */
 export type ZodDefault<Inner extends ZodType> = ReturnType<typeof z._default<Inner>>;
 /** The type of what a schema gives once it parsed a value. */

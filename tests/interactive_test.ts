@@ -226,6 +226,47 @@ Deno.test("a cursor made on a full-screen screen reads what follows, also when t
   });
 });
 
+Deno.test("run_command's typed lines never show: every reading tool shows the command", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    // 40 columns: the typed lines wrap over several rows.
+    await tmux.run("resize-window", "-t", pane, "-x", "40");
+    for (const command of ["echo one", "printf 'no newline'", "echo 'two\nthree'"]) {
+      await call(conn, "run_command", { pane_id: pane, command });
+    }
+    const ours = /__tm|tmux_mcp_/;
+    await until("the prompt is back", async () => {
+      return (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$");
+    });
+    const joined = (await call(conn, "capture_pane", { pane_id: pane })).lines as string[];
+    assertEquals(joined, [
+      "$ echo one",
+      "one",
+      "$ printf 'no newline'",
+      // A command of several lines stands as its first.
+      "no newline$ echo 'two …",
+      "two",
+      "three",
+      "$ ",
+    ]);
+    const rows = (await call(conn, "capture_pane", { pane_id: pane, join_wrapped: false }))
+      .lines as string[];
+    assert(rows.includes("$ echo one") && !rows.some((row) => ours.test(row)), rows.join("\n"));
+    const snapshot = (await call(conn, "snapshot_pane", { pane_id: pane })).lines as string[];
+    assert(!snapshot.some((row) => ours.test(row)), snapshot.join("\n"));
+    const found = await call(conn, "search_panes", { pattern: "tmux_mcp_", include_history: true });
+    assertEquals(found.matches, []);
+    const since = await call(conn, "capture_since", { pane_id: pane });
+    await call(conn, "run_command", { pane_id: pane, command: "echo four" });
+    await until("the prompt is back", async () => {
+      return (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith("$");
+    });
+    const after = await call(conn, "capture_since", { pane_id: pane, cursor: since.cursor });
+    // The prompt the cursor stood after is not repeated.
+    assertEquals(after.lines, ["echo four", "four"]);
+  });
+});
+
 testNeeding(
   ["vim", "less"],
   "leaving a full-screen program: only what follows, never old lines or our own typed ones",

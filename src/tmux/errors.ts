@@ -16,6 +16,7 @@ export type TmuxErrorCode =
   | "pane_in_mode"
   | "pane_dead"
   | "pane_busy"
+  | "person_typing"
   | "unsupported_shell"
   | "host_unreachable"
   | "host_key_unknown"

@@ -5,9 +5,15 @@
  */
 
 import { z } from "../deps.ts";
-import { pasteText, runOfMark, sendKeys } from "../tmux/mod.ts";
+import {
+  pasteText,
+  type PersonGuard,
+  type PersonPolicy,
+  runOfMark,
+  sendKeys,
+} from "../tmux/mod.ts";
 import { type AnyToolSpec, defineTool } from "./define.ts";
-import { paneIdOutput, paneSpecShape } from "./schemas.ts";
+import { ifPersonTypingSchema, paneIdOutput, paneSpecShape } from "./schemas.ts";
 import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
 
 /** Where the input went, when a run_command's command still had the pane. */
@@ -26,8 +32,16 @@ function inputTo(socket: Parameters<typeof runOfMark>[0]["socket"], typed: {
 }
 
 const forceSchema = z.boolean().default(false).describe(
-  "type even into a pane in copy-mode (the keys go to the mode)",
+  "type even into a pane in copy-mode (the keys go to the mode) or where a person types",
 );
+
+/** A person's pause is waited for this long when the call gives no timeout (seconds). */
+const PERSON_WAIT_S = 10;
+
+/** What a typing call does when a person may be typing there. */
+function personGuard(policy: PersonPolicy, timeout = PERSON_WAIT_S): PersonGuard {
+  return { policy, deadline: Date.now() + timeout * 1000 };
+}
 
 /** The input tools. */
 export const INPUT_TOOLS: AnyToolSpec[] = [
@@ -51,6 +65,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       ),
       enter: z.boolean().default(false).describe("press Enter last"),
       force: forceSchema,
+      if_person_typing: ifPersonTypingSchema,
       wait: sendWaitSchema,
     },
     output: {
@@ -71,6 +86,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       const typed = await sendKeys(socket, target, {
         ...args,
         text,
+        person: personGuard(args.if_person_typing, args.wait?.timeout),
         screen: args.wait !== undefined,
         since: args.wait === undefined ? null : context.tmux.unfinished(socket, target),
       });
@@ -118,6 +134,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         "use bracketed paste when the program asked for it",
       ),
       force: forceSchema,
+      if_person_typing: ifPersonTypingSchema,
     },
     output: {
       pane_id: paneIdOutput,
@@ -128,7 +145,10 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     openWorld: true,
     destructive: true,
     async run(args, { socket, target, context }) {
-      const typed = await pasteText(socket, target, args);
+      const typed = await pasteText(socket, target, {
+        ...args,
+        person: personGuard(args.if_person_typing),
+      });
       context.tmux.typed(socket, typed.paneId, typed.cursor);
       const bytes = new TextEncoder().encode(args.text).length;
       return { pane_id: typed.paneId, bytes, cursor: typed.cursor, ...inputTo(socket, typed) };

@@ -6,13 +6,14 @@
  */
 
 import { z } from "../deps.ts";
-import { resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
+import { type PersonPolicy, resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
 import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
 import { READ_OUTPUT_TOOL } from "./read_output.ts";
 import { leanRunResult, RUN_DEFAULTS } from "./run_defaults.ts";
 import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
 import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
 import {
+  ifPersonTypingSchema,
   maxLinesSchema,
   maxOutputBytesSchema,
   paneSpecShape,
@@ -32,6 +33,7 @@ const input = {
     "keep the typed line out of shell history",
   ),
   pager: z.boolean().default(false).describe("let programs page (default: PAGER=cat and kin)"),
+  if_person_typing: ifPersonTypingSchema,
 };
 
 const outputMore = z.object({
@@ -160,6 +162,8 @@ interface ToolRunRequest {
   suppressHistory: boolean | null;
   /** Let programs start their pagers. */
   pager: boolean;
+  /** When a person may be typing in the pane. */
+  person: PersonPolicy;
 }
 
 /** Checks a run request and runs it, with progress when asked for. */
@@ -181,6 +185,7 @@ async function runFromTool(
       budget: budgetOf(context, request),
       suppressHistory,
       pagers: request.pager,
+      person: request.person,
       signal: extra.signal,
       owner: context.owner,
       onProgress: outputProgress(extra, timeout),
@@ -258,6 +263,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         max_output_bytes: args.max_output_bytes ?? null,
         suppressHistory: args.suppress_history ?? null,
         pager: args.pager,
+        person: args.if_person_typing,
       });
     },
     text: renderRunResult,
@@ -335,6 +341,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
         max_output_bytes: null,
         suppressHistory: args.suppressHistory ?? null,
         pager: false,
+        person: "refuse",
       });
       return {
         paneId: result.pane_id,

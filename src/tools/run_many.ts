@@ -19,6 +19,7 @@ import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
 import { checkPanesInScope } from "./scope_guard.ts";
 import { lines } from "./render.ts";
 import {
+  ifPersonTypingSchema,
   maxLinesSchema,
   maxOutputBytesSchema,
   socketNameSchema,
@@ -51,6 +52,7 @@ const input = {
   suppress_history: z.boolean().nullable().optional().describe(
     "keep the typed line out of shell history (default true)",
   ),
+  if_person_typing: ifPersonTypingSchema,
   socket_name: socketNameSchema,
 };
 
@@ -276,6 +278,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         budget: budgetOf(context, args),
         suppressHistory: args.suppress_history ?? context.config.suppressHistory,
         pagers: false,
+        person: args.if_person_typing,
         signal: extra.signal,
         owner: context.owner,
         // A progress notification as each pane's part ends, naming it and how it went.

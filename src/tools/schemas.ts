@@ -14,7 +14,9 @@ import {
   type ZodOptional,
   type ZodString,
   type ZodType,
+  type ZodTypeOf,
 } from "../deps.ts";
+import { PERSON_POLICIES, type PersonPolicy } from "../tmux/mod.ts";
 
 /** tmux `-L` socket names: a plain file name. */
 export const socketNameSchema: ZodOptional<ZodNullable<ZodString>> = z.string().regex(
@@ -128,6 +130,14 @@ export const commandSchema: ZodOptional<ZodNullable<ZodString>> = z.string().min
   .nullable().optional().describe(
     "a program instead of a shell",
   );
+
+/** What a tool that types does when a person may be typing in the pane (read/person.ts). */
+export const ifPersonTypingSchema: ZodTypeOf<PersonPolicy, PersonPolicy | undefined> = z.enum(
+  PERSON_POLICIES,
+).default("refuse").describe(
+  "if a person may be typing there (keys in the last 2s, text on the command line): refuse, " +
+    "wait for a pause within the timeout, or type anyway",
+);
 
 /** A size in cells. */
 export const sizeSchema: ZodNumber = z.number().int().min(1).max(10000);

@@ -39,6 +39,7 @@ export const PREREQUISITES: Record<string, Prerequisite> = {
   node: { apt: "nodejs", brew: "node" },
   sqlite3: { apt: "sqlite3", brew: "sqlite" },
   vim: { apt: "vim", brew: "vim" },
+  script: { apt: "bsdutils" },
   sshd: { apt: "openssh-server", path: "/usr/sbin/sshd" },
   ssh: { apt: "openssh-client" },
   "ssh-keygen": { apt: "openssh-client" },

@@ -13,6 +13,7 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "./target.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "../version.ts";
 import { captureSince, screenRows } from "../read/capture.ts";
+import { guardPerson, noteTyped, PERSON_FIELDS, type PersonGuard } from "../read/person.ts";
 import { privateName, RUNNING_OPTION } from "../names.ts";
 import { lineEditorState, watchOutput } from "../transport/watch.ts";
 import { deadline, delay } from "../../util/mod.ts";
@@ -69,8 +70,11 @@ export interface SendKeysOptions {
   keys: readonly string[];
   /** Press Enter last. */
   enter: boolean;
-  /** Type even into a pane in a mode (the keys then go to the mode). */
+  /** Type even into a pane in a mode (the keys then go to the mode), and where a person may be
+   * typing. */
   force: boolean;
+  /** When a person may be typing in the pane (see read/person.ts); absent: refuse. */
+  person?: PersonGuard;
   /** Read the screen's rows first, for a wait that reports which changed. */
   screen?: boolean;
   /** A cursor where an earlier wait stopped reading: the lines since, before the input, too. */
@@ -108,7 +112,7 @@ export async function sendKeys(
   if (text === null && keys.length === 0 && !options.enter) {
     throw new TmuxError("invalid_argument", "nothing to send: give text, keys or enter");
   }
-  const pane = await typable(socket, paneId, options.force);
+  const pane = await typable(socket, paneId, options);
   const id = pane.pane_id;
   const after: string[][] = [];
   if (keys.length > 0) after.push(["send-keys", "-t", id, "--", ...keys]);
@@ -130,6 +134,7 @@ export async function sendKeys(
     await reacted?.();
   }
   if (after.length > 0) await runTmux(socket, chained(after));
+  noteTyped(socket, id, { text, lineEnded: after.length > 0 });
   return { paneId: id, cursor, screen, runningMark: pane.runningMark, earlier };
 }
 
@@ -186,8 +191,10 @@ export interface PasteOptions {
   text: string;
   /** Bracketed paste when the program in the pane asked for it. */
   bracketed: boolean;
-  /** Paste even into a pane in a mode. */
+  /** Paste even into a pane in a mode, and where a person may be typing. */
   force: boolean;
+  /** When a person may be typing in the pane; absent: refuse. */
+  person?: PersonGuard;
 }
 
 /** Pastes text through a private buffer, deleted afterwards whatever happens. */
@@ -196,9 +203,10 @@ export async function pasteText(
   paneId: string,
   options: PasteOptions,
 ): Promise<TypedInput> {
-  const pane = await typable(socket, paneId, options.force);
+  const pane = await typable(socket, paneId, options);
   const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
   await pasteBuffer(socket, pane, options);
+  noteTyped(socket, pane.pane_id, { text: options.text, lineEnded: false });
   return { paneId: pane.pane_id, cursor, runningMark: pane.runningMark, earlier: [] };
 }
 
@@ -234,21 +242,26 @@ interface Typable {
   runningMark: string;
 }
 
-async function typable(socket: TmuxSocket, paneId: string, force: boolean): Promise<Typable> {
+async function typable(
+  socket: TmuxSocket,
+  paneId: string,
+  options: { force: boolean; person?: PersonGuard },
+): Promise<Typable> {
   const pane = await queryPane(socket, paneId, [
     "pane_in_mode",
     "pane_mode",
     "version",
-    "session_id",
     "bracket_paste_flag",
-    RUNNING_OPTION,
+    ...PERSON_FIELDS,
   ]);
-  if (pane.pane_in_mode === "1" && !force) {
+  if (pane.pane_in_mode === "1" && !options.force) {
     throw new TmuxError(
       "pane_in_mode",
       `pane ${paneId} is in ${pane.pane_mode || "a mode"}; pass force: true to type anyway`,
     );
   }
+  const person = options.force ? { policy: "type" as const } : options.person;
+  await guardPerson(socket, paneId, { policy: "refuse", ...person, view: pane });
   return {
     pane_id: paneId,
     session_id: pane.session_id,

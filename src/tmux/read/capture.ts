@@ -4,6 +4,7 @@
  * @module
  */
 
+import { showTypedLines } from "./typed_lines.ts";
 import { TmuxError } from "../errors.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
@@ -74,7 +75,9 @@ export async function capturePane(
   if (options.escapes) args.push("-e");
   args.push("-S", options.start == null ? "-" : String(options.start));
   if (options.end != null) args.push("-E", String(options.end));
-  const lines = await captureLines(socket, args, { joined });
+  const lines = showTypedLines(socket, paneId, await captureLines(socket, args, { joined }), {
+    joined,
+  });
   if (options.end == null) {
     // Rows below the last written one are blank screen, not output.
     while (lines.length > 0 && lines.at(-1) === "") lines.pop();
@@ -98,6 +101,11 @@ export interface SinceOptions {
    * either. What was written since it is old, as ever without a cursor.
    */
   echoFrom?: string | null;
+  /**
+   * Lines as tmux shows them, run_command's typed lines too (for finding a run's own line); a
+   * cursor made raw is read raw. Default: typed lines show as their commands.
+   */
+  raw?: boolean;
 }
 
 /** What {@linkcode captureSince} returns. */
@@ -148,7 +156,8 @@ function rowsOf(line: string, width: number): number {
  * A read that begins inside a wrapped line would see only its end: tmux is asked whether the row
  * above wraps into the first one (joined, the two rows are one line) and such a piece is dropped.
  */
-async function readBlock(socket: TmuxSocket, paneId: string, from: number | null): Promise<Block> {
+async function readBlock(pane: PaneRead, from: number | null): Promise<Block> {
+  const { socket, paneId } = pane;
   const fields = ["pane_id", "version", ...POSITION_FIELDS] as const;
   const start = from === null ? "-" : String(from);
   const above = from === null ? [] : [
@@ -192,7 +201,16 @@ async function readBlock(socket: TmuxSocket, paneId: string, from: number | null
     row -= rowsOf(lines[i], pos.width);
     starts[i] = row;
   }
-  return { pos, first, lines, starts, current, currentStart };
+  // Counted as tmux shows them, the lines read with run_command's typed lines as the commands.
+  const shown = pane.raw ? lines : showTypedLines(socket, paneId, lines, { joined: true });
+  return { pos, first, lines: shown, starts, current, currentStart };
+}
+
+/** A pane to read blocks of, and whether run_command's typed lines stay as tmux shows them. */
+interface PaneRead {
+  socket: TmuxSocket;
+  paneId: string;
+  raw: boolean;
 }
 
 /** Ends the two-row read that tells whether a block's first row continues a wrapped line. */
@@ -204,15 +222,10 @@ const MARGIN_ROWS = 8;
 const OUTRUN_MAX = 5;
 
 /** A block from absolute row `top` (as `guess` counts rows) on, read again if output outran it. */
-async function readFrom(
-  socket: TmuxSocket,
-  paneId: string,
-  guess: PanePosition,
-  top: number,
-): Promise<Block> {
+async function readFrom(pane: PaneRead, guess: PanePosition, top: number): Promise<Block> {
   let margin = MARGIN_ROWS;
   for (let outruns = 0;; outruns++) {
-    const block = await readBlock(socket, paneId, top - guess.history - margin);
+    const block = await readBlock(pane, top - guess.history - margin);
     if (block.first <= top || block.first === 0 || outruns >= OUTRUN_MAX) return block;
     margin += 2 * (block.pos.history - guess.history);
     guess = block.pos;
@@ -279,6 +292,7 @@ export async function captureSince(
   options: SinceOptions = {},
 ): Promise<SinceResult> {
   const owner = { pane: paneId, socket: socketKey(socket) };
+  const read: PaneRead = { socket, paneId, raw: options.raw ?? false };
   // A cursor made now, after a read from `echoFrom` that only follows the echo.
   const now = cursor === null;
   const made = now ? echoCursor(options.echoFrom ?? null, owner) : decodeCursor(cursor, owner);
@@ -288,7 +302,7 @@ export async function captureSince(
     // From a few whole lines up, for the lines the next poll checks its place by.
     let block!: Block;
     for (const reach of REACH_ROWS) {
-      block = await readFrom(socket, paneId, guess, guess.history + guess.y - reach);
+      block = await readFrom(read, guess, guess.history + guess.y - reach);
       if (block.lines.length >= TAIL_LINES || block.first === 0) break;
       guess = block.pos;
     }
@@ -317,7 +331,7 @@ export async function captureSince(
     // The tail's first row now; above the top of history when tmux trimmed it away.
     const wanted = cursorRow - (state.row - state.tailRow);
     if (wanted < 0) break;
-    const block = await readFrom(socket, paneId, guess, wanted);
+    const block = await readFrom(read, guess, wanted);
     guess = block.pos;
     if (leftMeanwhile(block)) break;
     if (block.first > wanted || block.pos.pid !== state.pid) break;
@@ -331,7 +345,7 @@ export async function captureSince(
     if (at >= 0 && tailAt(block.lines, at, state)) return found(block, at + n);
   }
   // Respawned, trimmed past recall, cleared, or reflowed to a new width: all history.
-  const all = await readBlock(socket, paneId, null);
+  const all = await readBlock(read, null);
   if (leftMeanwhile(all)) {
     const left = leftFullScreen(first, all.pos);
     state = left;

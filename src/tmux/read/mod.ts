@@ -1,6 +1,6 @@
 /**
  * Reading panes: captures (plain, and since an opaque cursor), the screen with its cursor,
- * searches, waits on text, and the bounded excerpt a result shows.
+ * searches, waits on text, the bounded excerpt a result shows, and whether a person may be typing.
  *
  * @module
  */
@@ -13,6 +13,7 @@ export {
   type SearchResult,
 } from "./search.ts";
 export { type Snapshot, snapshotPane } from "./snapshot.ts";
+export { PERSON_POLICIES, type PersonGuard, type PersonPolicy } from "./person.ts";
 export { type CaptureOptions, capturePane, captureSince, type SinceResult } from "./capture.ts";
 export {
   compilePatterns,

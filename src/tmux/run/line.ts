@@ -6,6 +6,7 @@
  * @module
  */
 
+import { shownCommand } from "../read/typed_lines.ts";
 import { type Attempt, type Line, waitOnce } from "./attempt.ts";
 import { streamEnd } from "./follow.ts";
 import { type LauncherRun, launcherRun, type ShellProgram } from "./launcher.ts";
@@ -146,7 +147,11 @@ export async function retyped(
     line = attempt.line = { ...line, typed: await posixLine(attempt, "typed", line.inline) };
     attempt.stream = new RunStream(names, output, attempt.run.name);
     attempt.stream.typing(line.typed, attempt.typing);
-    await pasteLine(line.call, { typed: line.typed, pasteFlags: attempt.pasteFlags });
+    await pasteLine(line.call, {
+      typed: line.typed,
+      shown: shownCommand(request.command),
+      pasteFlags: attempt.pasteFlags,
+    });
     outcome = await waitOnce(attempt, streamEnd(attempt.stream, attempt.tap!), progress);
   }
   if (unread()?.fallback && pane.shell?.kind === "launched" && pane.bootstrap !== null) {
@@ -163,6 +168,7 @@ export async function retyped(
     const record = recordOf(attempt, typed);
     await typeAgain(call, {
       typed,
+      shown: shownCommand(request.command),
       pasteFlags: attempt.pasteFlags,
       buffered: launched.script,
       record,

@@ -25,6 +25,7 @@ import {
 import { parseRecord } from "./record.ts";
 import { mayCollect } from "./owner.ts";
 import { queryPane } from "../objects/target.ts";
+import { guardPerson, noteTyped } from "../read/person.ts";
 import { callNames, markNonce, RUNNING_OPTION, showsLineEditor } from "./shell.ts";
 import { namedInRefusal, type Runner, sweepOrphans } from "./state.ts";
 import type { Anchor, RunRequest } from "./types.ts";
@@ -100,6 +101,13 @@ export async function lookAtPane(
   ) {
     return { shell: language, notTyped: notReading(paneId, state.pane_current_command) };
   }
+  await guardPerson(socket, paneId, {
+    policy: request.person ?? "refuse",
+    deadline: call.deadline,
+    view: state,
+  });
+  // The line typed next ends with Enter: no half-typed text of ours is left on it.
+  noteTyped(socket, paneId, { text: null, lineEnded: true });
   const anchor: Anchor = {
     history: intField(state.history_size, "history_size"),
     y: intField(state.cursor_y, "cursor_y"),

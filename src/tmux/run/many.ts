@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { PersonPolicy } from "../read/person.ts";
 import { TmuxError, type TmuxErrorCode } from "../errors.ts";
 import type { OutputBudget } from "../read/excerpt.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
@@ -52,6 +53,8 @@ export interface RunManyRequest {
   suppressHistory: boolean;
   /** Leave the pager variables as the shells have them. */
   pagers: boolean;
+  /** When a person may be typing in a pane; absent: refuse. */
+  person?: PersonPolicy;
   /** Cancels the call: panes not started yet are not, runs in flight end as cancelled. */
   signal?: AbortSignal;
   /** Called as each pane's part ends, with how many have and how many there are. */
@@ -192,6 +195,7 @@ export async function runMany(runner: Runner, request: RunManyRequest): Promise<
           budget,
           suppressHistory: request.suppressHistory,
           pagers: request.pagers,
+          person: request.person,
           signal: request.signal,
           owner: request.owner,
         });

@@ -43,6 +43,10 @@ export const STATE_FIELDS = [
   "socket_path",
   "pane_path",
   "session_id",
+  // Whether a person may be typing (read/person.ts).
+  "session_attached",
+  "session_activity",
+  "alternate_on",
   "version",
   // 3.7 on; empty before.
   "bracket_paste_flag",

@@ -27,7 +27,8 @@ export function progressReporter(
   // Lines read before the typed line showed up; null once it has.
   let before: string[] | null = [];
   return async () => {
-    const since = await captureSince(request.socket, request.paneId, cursor);
+    // Raw: the typed line is what output is found after.
+    const since = await captureSince(request.socket, request.paneId, cursor, { raw: true });
     cursor = since.cursor;
     let lines = since.lines;
     if (before !== null) {

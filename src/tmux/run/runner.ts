@@ -16,6 +16,7 @@
  * @module
  */
 
+import { shownCommand } from "../read/typed_lines.ts";
 import { afterCall } from "../call_deadline.ts";
 import { captureSince } from "../read/capture.ts";
 import { TmuxError } from "../errors.ts";
@@ -135,7 +136,7 @@ async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult
   try {
     // Where progress reports start reading: before the line is typed.
     const progressCursor = request.onProgress
-      ? (await captureSince(socket, paneId, null)).cursor
+      ? (await captureSince(socket, paneId, null, { raw: true })).cursor
       : null;
     const line = attempt.line = await firstLine(attempt);
     const notTyped = await typeFirst(attempt, line);
@@ -173,6 +174,7 @@ async function typeFirst(attempt: Attempt, line: Line): Promise<RunResult | null
   try {
     claimed = await typeLine(line.call, {
       typed: line.typed,
+      shown: shownCommand(request.command),
       pasteFlags: attempt.pasteFlags,
       mark: line.mark,
       buffered: line.buffered,

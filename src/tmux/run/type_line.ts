@@ -10,6 +10,7 @@ import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { RUNNING_OPTION } from "./shell.ts";
+import { noteTypedLine } from "../read/typed_lines.ts";
 import type { PaneCall } from "./state.ts";
 
 /**
@@ -107,13 +108,19 @@ export async function typeAgain(
 export interface TypedLine {
   /** The line, without the C-u before it and the CR after it. */
   typed: string;
+  /** What readers of the pane see in its place: the command (see read/typed_lines.ts). */
+  shown: string;
   /** `paste-buffer` flags from `verbatimPasteFlags` for the pane's tmux. */
   pasteFlags: readonly string[];
 }
 
-/** The tmux commands that paste a line into the call's pane alone, after C-u, with a CR. */
+/**
+ * The tmux commands that paste a line into the call's pane alone, after C-u, with a CR; the line
+ * is remembered, for what its echo shows, from then on.
+ */
 function pasteCommands(call: PaneCall, line: TypedLine): string[] {
   const { paneId, names } = call;
+  noteTypedLine(call.socket, paneId, line);
   return [
     ...["set-buffer", "-b", names.pasteBuffer, "--", `${KILL_LINE}${line.typed}\r`, THEN],
     ...["paste-buffer", ...line.pasteFlags, "-d", "-b", names.pasteBuffer, "-t", paneId],

@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { PersonPolicy } from "../read/person.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { DEFAULT_BUDGET, type Excerpt, excerptOf, type OutputBudget } from "../read/excerpt.ts";
 import { type PanePosition, parsePosition, POSITION_FIELDS } from "../read/position.ts";
@@ -31,6 +32,8 @@ export interface RunRequest {
   onProgress?: (update: { elapsed: number; lines: string[] }) => void;
   /** Whose run it is (see owner.ts); null or absent: anyone's. */
   owner?: string | null;
+  /** When a person may be typing in the pane; absent: refuse. */
+  person?: PersonPolicy;
 }
 
 /** Where the rest of a run's output can be read: its log, kept by the server. */

@@ -1,0 +1,237 @@
+/**
+ * Whether a person may be typing in a pane, looked at before the server types into it. Two signs:
+ * a client whose active pane it is pressed a key in the last 2 s (tmux's client activity: keys a
+ * command sends do not count, nor do control clients, this server's watchers), or a shell at its
+ * prompt whose command line holds text the server did not type (the character before the cursor
+ * is not the prompt's closing blank, or text follows the cursor). A line is looked at in a pane
+ * the server never typed into, or where a person's client pressed keys since it last did: what
+ * the server's own keys left there is not a person's, nor is its own half-typed text (send_keys
+ * without Enter). A pane where no client key came since the server last typed there costs no
+ * look at all. A program other than a shell at its prompt is judged by the keys alone: its line
+ * is its own.
+ *
+ * @module
+ */
+
+import { TmuxError } from "../errors.ts";
+import { RUNNING_OPTION } from "../names.ts";
+import { runTmux } from "../transport/command.ts";
+import { THEN } from "../transport/command_line.ts";
+import { socketKey } from "../transport/exec.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+import { queryPane } from "../objects/target.ts";
+import { classifyProcess } from "../run/shell.ts";
+import { cellWidth } from "./output.ts";
+import { BoundedMap, delay } from "../../util/mod.ts";
+
+/** What to do when a person may be typing: refuse at once, wait for them, or type anyway. */
+export const PERSON_POLICIES = { refuse: "refuse", wait: "wait", type: "type" } as const;
+
+/** One of {@linkcode PERSON_POLICIES}. */
+export type PersonPolicy = keyof typeof PERSON_POLICIES;
+
+/** The pane fields the look needs; a caller's query can carry them to spare one. */
+export const PERSON_FIELDS = [
+  "session_id",
+  "session_attached",
+  "session_activity",
+  "alternate_on",
+  "pane_current_command",
+  RUNNING_OPTION,
+] as const;
+
+/** The pane as the look reads it. */
+export type PersonView = Record<(typeof PERSON_FIELDS)[number], string>;
+
+/** What a typing call does when a person may be typing. */
+export interface PersonGuard {
+  /** What to do when a person may be typing. */
+  policy: PersonPolicy;
+  /** With "wait": until when (ms since the epoch) to wait for the person to pause. */
+  deadline?: number;
+}
+
+/** Options for {@linkcode guardPerson}. */
+export interface PersonOptions extends PersonGuard {
+  /** The pane as the caller read it (every field of {@linkcode PERSON_FIELDS}). */
+  view?: PersonView;
+}
+
+/** A person's key presses this recent (seconds, as tmux counts them) may be mid-typing. */
+const KEYS_RECENT_S = 2;
+/** How often a wait for the person looks again. */
+const WAIT_LOOK_MS = 250;
+/** How long text on a command line must stay to be a person's, not a prompt being drawn (ms). */
+const SETTLE_MS = 50;
+/** Characters of a command line a refusal quotes. */
+const QUOTE_MAX = 40;
+/** Clients of a session looked at, at most. */
+const CLIENTS_MAX = 1000;
+/** Panes the server remembers typing into. */
+const PANES_MAX = 4096;
+
+/** What the server knows of a pane it typed into. */
+interface Typed {
+  /** `#{session_activity}` when it last typed there: unchanged, no client key came since. */
+  activity: string;
+  /** When it last typed there (seconds since the epoch, as tmux counts activity). */
+  at: number;
+  /** The text it typed on the current line without Enter ("" for none). */
+  pending: string;
+}
+
+const typedPanes = new BoundedMap<string, Typed>(PANES_MAX);
+
+function paneKey(socket: TmuxSocket, paneId: string): string {
+  return `${socketKey(socket)}\u0000${paneId}`;
+}
+
+/**
+ * Remembers what the server typed into a pane: `text` left on the line (no Enter, no other key
+ * after it) joins what it typed before; anything else ends the line.
+ */
+export function noteTyped(
+  socket: TmuxSocket,
+  paneId: string,
+  typed: { text: string | null; lineEnded: boolean },
+): void {
+  const known = typedPanes.get(paneKey(socket, paneId));
+  if (known === undefined) return;
+  const ended = typed.lineEnded || typed.text === null || typed.text.includes("\n");
+  known.pending = ended ? "" : known.pending + typed.text;
+}
+
+/**
+ * Throws `person_typing` when a person may be typing in the pane (policy "refuse", or "wait" and
+ * they did not pause with an empty line by the deadline); returns when the server may type, and
+ * remembers that it does.
+ */
+export async function guardPerson(
+  socket: TmuxSocket,
+  paneId: string,
+  options: PersonOptions,
+): Promise<void> {
+  let view = options.view ?? await queryPane(socket, paneId, PERSON_FIELDS);
+  const key = paneKey(socket, paneId);
+  const known = typedPanes.get(key);
+  const started = Date.now();
+  while (options.policy !== "type") {
+    const seen = await personSeen(socket, paneId, { view, known });
+    if (seen === null) break;
+    const waited = ((Date.now() - started) / 1000).toFixed(1);
+    if (options.policy === "refuse" || Date.now() + WAIT_LOOK_MS > (options.deadline ?? 0)) {
+      throw new TmuxError(
+        "person_typing",
+        `a person may be typing in pane ${paneId}: ${seen}` +
+          (options.policy === "wait" ? `; still so after ${waited}s of waiting` : "") +
+          `. Nothing was typed. Ways on: try again later, if_person_typing: "wait" (waits ` +
+          `within the timeout for a pause with an empty line), or if_person_typing: "type" ` +
+          "(types anyway, joining their text)",
+      );
+    }
+    await delay(WAIT_LOOK_MS);
+    view = await queryPane(socket, paneId, PERSON_FIELDS);
+  }
+  const at = Math.floor(Date.now() / 1000);
+  typedPanes.set(key, { activity: view.session_activity, at, pending: known?.pending ?? "" });
+}
+
+/** A client a person may type at: its last key (seconds since the epoch) and its active pane. */
+interface PersonClient {
+  activity: number;
+  pane: string;
+}
+
+/** What suggests a person is typing in the pane, or null. */
+async function personSeen(
+  socket: TmuxSocket,
+  paneId: string,
+  { view, known }: { view: PersonView; known: Typed | undefined },
+): Promise<string | null> {
+  // No client key (nor attach) in the session since the server last typed here: nothing new.
+  if (known !== undefined && known.activity === view.session_activity) return null;
+  const clients = view.session_attached === "0" ? [] : await people(socket, view.session_id);
+  const now = Math.floor(Date.now() / 1000);
+  const recent = clients.find((client) =>
+    client.pane === paneId && now - client.activity <= KEYS_RECENT_S
+  );
+  if (recent !== undefined) {
+    return `a client attached to it pressed keys ${Math.max(0, now - recent.activity)}s ago`;
+  }
+  // Text on the line is a person's only when a person's key came after the server typed here
+  // (what the server's own keys left, say a ^\ echoed before the prompt, is not), or when the
+  // server never typed here.
+  const atPrompt = view.alternate_on !== "1" && view[RUNNING_OPTION] === "" &&
+    ["posix_shell", "launched_shell"].includes(classifyProcess(view.pane_current_command));
+  const keysSince = known === undefined ||
+    clients.some((client) => client.activity >= known.at);
+  if (!atPrompt || !keysSince) return null;
+  const ours = known?.pending;
+  // Text a person left stays; a prompt being drawn as the pane is read does not.
+  if (foreignText(await cursorRow(socket, paneId), ours) === null) return null;
+  await delay(SETTLE_MS);
+  const typed = foreignText(await cursorRow(socket, paneId), ours);
+  return typed === null
+    ? null
+    : `its command line holds text the server did not type: ${JSON.stringify(typed)}`;
+}
+
+/** The clients of a session a person may type at (not read-only, not a program's control). */
+async function people(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
+  const listed = await runTmux(socket, [
+    ...["list-clients", "-t", sessionId, "-F"],
+    "#{client_activity} #{client_readonly}#{client_control_mode} #{pane_id}",
+  ]);
+  const clients: PersonClient[] = [];
+  for (const line of listed.split("\n").slice(0, CLIENTS_MAX)) {
+    const [activity, flags, pane] = line.split(" ");
+    if (flags === "00" && /^\d+$/.test(activity)) {
+      clients.push({ activity: Number(activity), pane });
+    }
+  }
+  return clients;
+}
+
+/** The row under a pane's cursor and the cursor's column, read at one moment. */
+async function cursorRow(socket: TmuxSocket, paneId: string): Promise<CursorRow> {
+  const [place, ...rows] = (await runTmux(socket, [
+    ...["display-message", "-p", "-t", paneId, "#{cursor_x} #{cursor_y}", THEN],
+    ...["capture-pane", "-p", "-t", paneId],
+  ])).split("\n");
+  const [x, y] = place.split(" ").map(Number);
+  return { row: rows[y] ?? "", x };
+}
+
+/** The row under the cursor, and the cursor's column on it. */
+export interface CursorRow {
+  /** The row, as tmux captures it (trailing blanks dropped). */
+  row: string;
+  /** The cursor's column. */
+  x: number;
+}
+
+/**
+ * The cursor's row (its end) when a shell's command line holds text the server did not type, or
+ * null for an empty line; `ours` is what the server typed there without Enter. A prompt ends in
+ * a blank (`$ `, `% `, `> `, `❯ `): a character other than a blank just before the cursor was
+ * typed, and so is text that begins at the cursor (the cursor moved back into a line); a
+ * right-hand prompt stands apart from the cursor.
+ */
+export function foreignText({ row, x }: CursorRow, ours?: string): string | null {
+  let cells = 0;
+  let split = 0;
+  for (const char of row) {
+    if (cells >= x) break;
+    cells += cellWidth(char);
+    split += char.length;
+  }
+  // tmux trims a row's trailing blanks: a row that ends short of the cursor ends in blanks.
+  let before = row.slice(0, split) + (cells < x ? " " : "");
+  const after = row.slice(split);
+  if (ours && before.endsWith(ours)) before = before.slice(0, -ours.length);
+  const typedBefore = before !== "" && /\S$/.test(before);
+  const typedAfter = /^\S/.test(after);
+  if (!typedBefore && !typedAfter) return null;
+  const line = row.trimEnd();
+  return line.length > QUOTE_MAX ? `…${line.slice(-QUOTE_MAX)}` : line;
+}
