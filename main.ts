@@ -5,6 +5,7 @@
  */
 
 import { configFromFlags } from "./src/config.ts";
+import { grantCommandLine } from "./src/grant_cli.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http/mod.ts";
 import { urlHost } from "./src/util/mod.ts";
@@ -35,6 +36,9 @@ function tokenLines(url: string, token: string): string {
 }
 
 async function main(args: string[]): Promise<number> {
+  if (args[0] === "grant" || args[0] === "revoke") {
+    return await grantCommandLine(args[0], args.slice(1));
+  }
   let start;
   try {
     const flags = parseFlags(args);

@@ -159,6 +159,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     suppressHistory: !flags.keepHistory,
     shareRuns: flags.shareRuns,
     scope: scopeFrom(flags),
+    grantedPanes: flags.grantedPanes,
     policy: policyFrom(flags, warnings),
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,

@@ -64,12 +64,14 @@ export type JSONRPCMessage = SdkMessage;
 export type ServerNotification = SdkNotification;
 /** A channel MCP messages go through (stdio, HTTP, or one wrapping another). */
 export type Transport = SdkTransport;
-/** What validates elicitation answers (this server never elicits). */
+/** What validates elicitation answers (a person's grant, tools/grant_guard.ts). */
 export type JsonSchemaValidatorProvider = SdkValidatorProvider;
 /** What a tool's handler is given beside its arguments, as far as this server uses it. */
 export interface RequestHandlerExtra {
   /** Aborted when the client cancels the request, or the session ends. */
   signal: AbortSignal;
+  /** The request's id: a request the server sends the client for it goes with it. */
+  requestId: string | number;
   /** The request's metadata: a progress token when the client asks for progress. */
   _meta?: { progressToken?: string | number };
   /** Sends a notification that belongs to the request (progress, say). */

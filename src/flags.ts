@@ -60,6 +60,8 @@ export interface Flags {
   shareRuns: boolean;
   /** `--own-sessions`: confined to the sessions this server creates. */
   ownSessions: boolean;
+  /** `--granted-panes`: acts only on panes a person granted. */
+  grantedPanes: boolean;
   /** `--sessions`: confined to sessions with these name globs. */
   sessions: string | undefined;
   /** `--remote`, repeatable: the remote hosts declared. */
@@ -111,6 +113,9 @@ Usage: tmux-mcp [options]
                              marks them): every other session is neither listed nor touched
   --sessions GLOB,GLOB       confine calls to sessions with these names ('*' any characters,
                              '?' one; env TMUX_MCP_SESSIONS); with --own-sessions, either counts
+  --granted-panes            act only on panes a person granted (a key binding, 'tmux-mcp grant
+                             PANE', or a yes to the client's prompt) and those the server made;
+                             reading tools work everywhere
   --audit-log                log each tool call as a JSON line on stderr (commands redacted)
   --remote NAME=ssh:ALIAS    let calls reach the tmux of another host over ssh as host NAME
                              (repeatable; env TMUX_MCP_REMOTES, comma-separated); ALIAS from
@@ -184,6 +189,7 @@ export function parseFlags(args: readonly string[]): Flags {
       "keep-history": { type: "boolean" },
       "share-runs": { type: "boolean" },
       "own-sessions": { type: "boolean" },
+      "granted-panes": { type: "boolean" },
       sessions: { type: "string" },
       remote: { type: "string", multiple: true },
       "ssh-config": { type: "string" },
@@ -220,6 +226,7 @@ export function parseFlags(args: readonly string[]): Flags {
     keepHistory: values["keep-history"] ?? false,
     shareRuns: values["share-runs"] ?? false,
     ownSessions: values["own-sessions"] ?? false,
+    grantedPanes: values["granted-panes"] ?? false,
     sessions: values.sessions,
     remote: values.remote ?? [],
     sshConfig: values["ssh-config"],

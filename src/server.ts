@@ -46,11 +46,23 @@ export function createToolContext(config: ServerConfig): ToolContext {
 
 /**
  * The SDK validates elicitation answers with a JSON Schema validator it builds (Ajv, about a
- * megabyte) for every server, one per session. This server never elicits, so it gets none.
+ * megabyte) for every server, one per session. This server's one question (a grant: an object of
+ * string choices, tools/grant_guard.ts) needs only this: each property one of its `enum`.
  */
-const NO_ELICITATION: JsonSchemaValidatorProvider = {
-  getValidator() {
-    return () => ({ valid: false, data: undefined, errorMessage: "this server does not elicit" });
+const CHOICES_ONLY: JsonSchemaValidatorProvider = {
+  getValidator<T>(schema: unknown) {
+    const properties = (schema as { properties?: Record<string, { enum?: unknown[] }> })
+      .properties ?? {};
+    return (data: unknown) => {
+      const answer = data as Record<string, unknown> | null;
+      const valid = typeof answer === "object" && answer !== null &&
+        Object.entries(properties).every(([key, property]) =>
+          property.enum?.includes(answer[key]) ?? typeof answer[key] === "string"
+        );
+      return valid
+        ? { valid: true as const, data: data as T, errorMessage: undefined }
+        : { valid: false as const, data: undefined, errorMessage: "not one of the choices" };
+    };
   },
 };
 
@@ -65,7 +77,7 @@ export async function connectServer(
   const server = createMcpServer(SERVER_INFO, {
     capabilities: { logging: {} },
     instructions: [INSTRUCTIONS, confinementParagraph(context.config)].filter(Boolean).join("\n\n"),
-    jsonSchemaValidator: NO_ELICITATION,
+    jsonSchemaValidator: CHOICES_ONLY,
   });
   // A run belongs to the session that started it, unless the operator shares them.
   registerTools(server, { ...context, owner: context.config.shareRuns ? null : newOwner() });

@@ -7,6 +7,8 @@ export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 export { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 export {

@@ -28,6 +28,8 @@ export interface ServerConfig {
   shareRuns: boolean;
   /** The tmux sessions calls may see and touch; null: all of them. */
   scope: Scope | null;
+  /** Calls act only on panes a person granted (see tools/grant_guard.ts). */
+  grantedPanes: boolean;
   /** Which tools are offered. */
   policy: ToolPolicy;
   /** The pane this server runs in, when known (`$TMUX_PANE`, if readable): never killed. */

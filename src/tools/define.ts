@@ -21,6 +21,7 @@ import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
+import { askPerson, checkGrants } from "./grant_guard.ts";
 import { confinementNote } from "./confinement.ts";
 import { deadline } from "../util/mod.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
@@ -336,6 +337,16 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
           changes: spec.tier !== "readonly",
           args,
         });
+        if (context.config.grantedPanes && spec.tier !== "readonly") {
+          await checkGrants({
+            socket,
+            tool: spec.name,
+            target,
+            args,
+            ask: askPerson(server, extra),
+            audit: context.config.audit ? auditEvent : undefined,
+          });
+        }
         const value = await spec.run(args, { socket, target, context, extra });
         const text = spec.text ? spec.text(value) : JSON.stringify(value);
         return {
@@ -363,6 +374,11 @@ const LOGGED = ["pane_id", "window_id", "session_id", "socket_name", "host"];
 async function digest(text: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return new Uint8Array(hash).slice(0, 8).toHex();
+}
+
+/** One JSON line on stderr for something the server saw or did beside a call (a grant). */
+function auditEvent(entry: Record<string, unknown>): void {
+  console.error(JSON.stringify({ time: new Date().toISOString(), ...entry }));
 }
 
 /** One JSON line on stderr per call; command text is reduced to its length and a hash. */

@@ -35,7 +35,12 @@ import {
   socketNameSchema,
 } from "./schemas.ts";
 
-const paneSchema = objectSchema(PANE_FIELDS);
+const paneSchema = objectSchema(PANE_FIELDS).extend({
+  agent_granted: z.boolean().describe(
+    "a person granted it to the agent, or the agent made it (what --granted-panes acts on)",
+  ),
+  agent_running: z.boolean().describe("a run_command's command runs there now"),
+});
 const paneShape = { pane_id: paneIdSchema, socket_name: socketNameSchema };
 
 /** The pane tools. */
@@ -90,13 +95,14 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target }) {
+    async run(args, { socket, target, context }) {
       return await splitWindow(socket, target, {
         direction: args.direction,
         size: args.size,
         directory: args.start_directory,
         command: args.command,
         select: args.select,
+        grant: context.config.grantedPanes,
       });
     },
   }),

@@ -106,10 +106,11 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket }) {
+    async run(args, { socket, context }) {
       checkCreatable(args.name, socket.scope);
       return await newSession(socket, args.name, {
         own: socket.scope?.own ?? false,
+        grant: context.config.grantedPanes,
         width: args.width,
         height: args.height,
         windowName: args.window_name,

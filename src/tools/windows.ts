@@ -90,12 +90,13 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target }) {
+    async run(args, { socket, target, context }) {
       return await newWindow(socket, target, {
         name: args.name,
         directory: args.start_directory,
         command: args.command,
         select: args.select,
+        grant: context.config.grantedPanes,
       });
     },
   }),

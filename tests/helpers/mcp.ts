@@ -120,6 +120,8 @@ export interface ServerOptions {
   headers?: Record<string, string>;
   /** Variables added to the server's environment. */
   env?: Record<string, string>;
+  /** What the client says it can do (elicitation, say); default nothing. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** The program and arguments that start the server as `startServer` does. */
@@ -208,7 +210,9 @@ export async function startServer(
 ): Promise<Connection> {
   const child = spawnServer(kind, options);
   const stderr = watchStderr(child);
-  const client = new Client({ name: "tmux-mcp-tests", version: "0" });
+  const client = new Client({ name: "tmux-mcp-tests", version: "0" }, {
+    capabilities: options.clientCapabilities ?? {},
+  });
   let transport: Transport;
   let stdio: ChildStdioTransport | null = null;
   let listening: Listening | null = null;

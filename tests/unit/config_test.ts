@@ -22,6 +22,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       suppressHistory: true,
       shareRuns: false,
       scope: null,
+      grantedPanes: false,
       policy: { tier: "mutating", toolsets: ["core"], only: null, with: [], exclude: [] },
       ownPane: null,
       audit: false,

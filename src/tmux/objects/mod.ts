@@ -62,6 +62,15 @@ export {
 } from "./verbs.ts";
 export { kill, type KillTarget } from "./kill.ts";
 export {
+  grant,
+  GRANT_OPTION,
+  grantCommand,
+  type GrantedPane,
+  type GrantReach,
+  panesGranted,
+  revoke,
+} from "./grants.ts";
+export {
   checkKeyNames,
   type PasteOptions,
   pasteText,

@@ -12,6 +12,8 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, intField, parseRecords, recordOf, splitRecords } from "../format.ts";
 import { checkId, queryPane } from "./target.ts";
 import { sessionsInScope } from "./scope.ts";
+import { GRANT_OPTION } from "./grants.ts";
+import { RUNNING_OPTION } from "../names.ts";
 
 /** How a tmux format field is read: as text, an integer or a flag. */
 export type FieldKind = "string" | "int" | "bool";
@@ -75,8 +77,22 @@ export const PANE_FIELDS = {
 export type Session = Typed<typeof SESSION_FIELDS>;
 /** A window as tmux reports it. */
 export type Window = Typed<typeof WINDOW_FIELDS>;
-/** A pane as tmux reports it. */
-export type Pane = Typed<typeof PANE_FIELDS>;
+/** A pane as tmux reports it, and what an agent has of it. */
+export type Pane = Typed<typeof PANE_FIELDS> & {
+  /** A person granted it to the agent, or the agent made it (see grants.ts). */
+  agent_granted: boolean;
+  /** A run_command of a tmux-mcp server runs there now. */
+  agent_running: boolean;
+};
+
+/** The user options a pane's agent fields are read from. */
+const AGENT_FIELDS = { [GRANT_OPTION]: "string", [RUNNING_OPTION]: "string" } as const;
+
+/** A pane's fields as listed, its agent fields named. */
+function paneOf(record: Typed<typeof PANE_FIELDS & typeof AGENT_FIELDS>): Pane {
+  const { [GRANT_OPTION]: granted, [RUNNING_OPTION]: running, ...pane } = record;
+  return { ...pane, agent_granted: granted === "1", agent_running: running !== "" };
+}
 
 function convert<S extends Spec>(spec: S, record: Record<string, string>): Typed<S> {
   const out: Record<string, unknown> = {};
@@ -197,7 +213,8 @@ export async function listPanes(
 ): Promise<Pane[]> {
   const windowId = filter.windowId == null ? null : checkId("window_id", filter.windowId);
   const sessionId = filter.sessionId ?? null;
-  const listed = await list(socket, ["list-panes", "-a"], PANE_FIELDS);
+  const listed = (await list(socket, ["list-panes", "-a"], { ...PANE_FIELDS, ...AGENT_FIELDS }))
+    .map(paneOf);
   const panes = filter.everyPane ? listed : await inScopeOnly(socket, listed);
   return panes.filter((p) =>
     (windowId === null || p.window_id === windowId) &&
@@ -207,8 +224,9 @@ export async function listPanes(
 
 /** One pane by id (asked of that pane alone, not found among all of them). */
 export async function getPane(socket: TmuxSocket, paneId: string): Promise<Pane> {
-  const fields = Object.keys(PANE_FIELDS).filter((field) => field !== "pane_id");
-  return convert(PANE_FIELDS, await queryPane(socket, paneId, fields));
+  const spec = { ...PANE_FIELDS, ...AGENT_FIELDS };
+  const fields = Object.keys(spec).filter((field) => field !== "pane_id");
+  return paneOf(convert(spec, await queryPane(socket, paneId, fields)));
 }
 
 /** One window by id. */

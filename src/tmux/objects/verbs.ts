@@ -10,6 +10,7 @@ import { TmuxError } from "../errors.ts";
 import { runTmux } from "../transport/command.ts";
 import { chained, THEN } from "../transport/command_line.ts";
 import { markOwnCommand } from "./scope.ts";
+import { grantCommand, type GrantReach } from "./grants.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { getPane, literal, type Pane } from "./objects.ts";
@@ -30,10 +31,22 @@ export interface Created {
 
 const CREATED_FIELDS = ["session_id", "session_name", "window_id", "pane_id"] as const;
 
-async function created(socket: TmuxSocket, argv: string[]): Promise<Created> {
+async function created(
+  socket: TmuxSocket,
+  argv: string[],
+  options: { grant?: GrantReach | null } = {},
+): Promise<Created> {
   const output = await runTmux(socket, argv);
   const [record] = parseRecords(output, CREATED_FIELDS);
-  return record ?? { session_id: "", session_name: "", window_id: "", pane_id: "" };
+  const made = record ?? { session_id: "", session_name: "", window_id: "", pane_id: "" };
+  // What the agent made is granted to it (--granted-panes).
+  if (options.grant && made.pane_id !== "") {
+    await runTmux(
+      socket,
+      grantCommand(options.grant, options.grant === "pane" ? made.pane_id : made.session_id),
+    );
+  }
+  return made;
 }
 
 /** What a new pane runs and where; shared by the create commands. */
@@ -43,6 +56,8 @@ export interface SpawnOptions {
   directory?: string | null;
   /** Program to run instead of the default shell. */
   command?: string | null;
+  /** Grant what is made to the agent (see grants.ts). */
+  grant?: boolean;
 }
 
 /** Where a new window or pane starts unless told: where its target pane's program is. */
@@ -85,7 +100,9 @@ export async function newSession(
   if (options.height != null) size.push("-y", String(options.height));
   argv.push(...size);
   if (options.windowName != null) argv.push("-n", literal(options.windowName));
-  const session = await created(socket, spawnArgs(argv, options, false));
+  const session = await created(socket, spawnArgs(argv, options, false), {
+    grant: options.grant ? "session" : null,
+  });
   const after = [
     ...options.own ? [markOwnCommand(session.session_id)] : [],
     ...size.length > 0
@@ -117,7 +134,7 @@ export function newWindow(
   if (!options.select) argv.push("-d");
   if (sessionId !== null) argv.push("-t", `${sessionId}:`);
   if (options.name != null) argv.push("-n", literal(options.name));
-  return created(socket, spawnArgs(argv, options, true));
+  return created(socket, spawnArgs(argv, options, true), { grant: options.grant ? "pane" : null });
 }
 
 /** Options for {@linkcode splitWindow}. */
@@ -141,7 +158,7 @@ export function splitWindow(
   if (options.direction === "left" || options.direction === "up") argv.push("-b");
   if (!options.select) argv.push("-d");
   if (options.size != null) argv.push("-l", String(options.size));
-  return created(socket, spawnArgs(argv, options, true));
+  return created(socket, spawnArgs(argv, options, true), { grant: options.grant ? "pane" : null });
 }
 
 /** `rename-session`. */

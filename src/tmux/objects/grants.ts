@@ -1,0 +1,95 @@
+/**
+ * Panes a person granted to the agent (`--granted-panes`): the user option `@tmux_mcp_grant` set
+ * to `1` on a pane, or on its window or session for all their panes (tmux looks a pane's option
+ * up through its window and session), read back by its exact value. A person grants and takes
+ * back with a key binding, `tmux-mcp grant`/`revoke`, or their answer to the client's prompt; the
+ * server grants what it creates. A grant guards against an agent's mistakes and its tool calls,
+ * not against a program the agent already ran (as the same user, it can set the option too).
+ *
+ * @module
+ */
+
+import { TmuxError } from "../errors.ts";
+import { formatOf, parseRecords } from "../format.ts";
+import { NAME_PREFIX } from "../names.ts";
+import { runTmux } from "../transport/command.ts";
+import type { TmuxSocket } from "../transport/socket.ts";
+
+/** The user option that grants a pane (on a pane, window or session). */
+export const GRANT_OPTION = `@${NAME_PREFIX}grant`;
+
+/** The grant's one valid value. */
+const GRANT_VALUE = "1";
+
+/** How far a grant reaches. */
+export type GrantReach = "pane" | "session";
+
+const PANE_FIELDS = [
+  "pane_id",
+  "session_id",
+  "session_name",
+  "window_index",
+  "window_name",
+  "pane_current_command",
+  GRANT_OPTION,
+] as const;
+
+/** A pane as a grant check sees it, and whether it is granted. */
+export interface GrantedPane {
+  /** The pane. */
+  paneId: string;
+  /** Its session. */
+  sessionId: string;
+  /** Where it is and what runs there, as a person's prompt names it. */
+  description: string;
+  /** A grant reaches it. */
+  granted: boolean;
+}
+
+/**
+ * The panes of `target` (a pane, window or session id) and whether each is granted; none when the
+ * target does not exist (the call's own not_found follows).
+ */
+export async function panesGranted(socket: TmuxSocket, target: string): Promise<GrantedPane[]> {
+  const listing = target.startsWith("%")
+    ? ["display-message", "-p", "-t", target, formatOf(PANE_FIELDS)]
+    : ["list-panes", target.startsWith("$") ? "-s" : "", "-t", target, "-F", formatOf(PANE_FIELDS)]
+      .filter((arg) => arg !== "");
+  let output: string;
+  try {
+    output = await runTmux(socket, listing);
+  } catch (error) {
+    if (error instanceof TmuxError && error.code === "not_found") return [];
+    throw error;
+  }
+  return parseRecords(output, PANE_FIELDS).map((pane) => ({
+    paneId: pane.pane_id,
+    sessionId: pane.session_id,
+    description: `pane ${pane.pane_id} in session ${JSON.stringify(pane.session_name)}, window ` +
+      `${pane.window_index} (${JSON.stringify(pane.window_name)}), running ` +
+      JSON.stringify(pane.pane_current_command),
+    granted: pane[GRANT_OPTION] === GRANT_VALUE,
+  }));
+}
+
+/** The command that grants a pane, or every pane of a session (by id). */
+export function grantCommand(reach: GrantReach, id: string): string[] {
+  return reach === "pane"
+    ? ["set-option", "-p", "-t", id, GRANT_OPTION, GRANT_VALUE]
+    : ["set-option", "-t", id, GRANT_OPTION, GRANT_VALUE];
+}
+
+/** Grants a pane, or every pane of a session. */
+export async function grant(socket: TmuxSocket, reach: GrantReach, id: string): Promise<void> {
+  await runTmux(socket, grantCommand(reach, id));
+}
+
+/** Takes a grant back: the pane's own, or the session's. */
+export async function revoke(socket: TmuxSocket, reach: GrantReach, id: string): Promise<void> {
+  await runTmux(
+    socket,
+    reach === "pane"
+      ? ["set-option", "-p", "-u", "-t", id, GRANT_OPTION]
+      : ["set-option", "-u", "-t", id, GRANT_OPTION],
+  );
+}
