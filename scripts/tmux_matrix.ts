@@ -26,6 +26,8 @@ const SUITES = [
   // How the run function reaches a shell depends on what tmux reports of the pane (3.7's flag).
   "tests/footprint_test.ts",
   "tests/program_turn_test.ts",
+  // A person's keys are what tmux says of its clients (list-clients, client_activity).
+  "tests/person_test.ts",
 ];
 
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;
