@@ -6,14 +6,15 @@
  * is not the prompt's closing blank, or text follows the cursor). A line is looked at in a pane
  * the server never typed into, or where a person's client pressed keys since it last did: what
  * the server's own keys left there is not a person's, nor is its own half-typed text (send_keys
- * without Enter). A pane where no client key came since the server last typed there costs no
- * look at all. A program other than a shell at its prompt is judged by the keys alone: its line
- * is its own.
+ * without Enter). A session no person's client is attached to costs one list of its clients at
+ * most (none when no client is); the line is read only when it may hold a person's text. A
+ * program other than a shell at its prompt is judged by the keys alone: its line is its own.
  *
  * @module
  */
 
 import { TmuxError } from "../errors.ts";
+import { callDeadline } from "../call_deadline.ts";
 import { RUNNING_OPTION } from "../names.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
@@ -33,8 +34,9 @@ export type PersonPolicy = keyof typeof PERSON_POLICIES;
 /** The pane fields the look needs; a caller's query can carry them to spare one. */
 export const PERSON_FIELDS = [
   "session_id",
+  // Not session_activity: tmux 3.2a reads a time format's value without checking it, and
+  // crashes when the pane has no session (a window being killed).
   "session_attached",
-  "session_activity",
   "alternate_on",
   "pane_current_command",
   RUNNING_OPTION,
@@ -72,8 +74,6 @@ const PANES_MAX = 4096;
 
 /** What the server knows of a pane it typed into. */
 interface Typed {
-  /** `#{session_activity}` when it last typed there: unchanged, no client key came since. */
-  activity: string;
   /** When it last typed there (seconds since the epoch, as tmux counts activity). */
   at: number;
   /** The text it typed on the current line without Enter ("" for none). */
@@ -129,11 +129,12 @@ export async function guardPerson(
           "(types anyway, joining their text)",
       );
     }
-    await delay(WAIT_LOOK_MS);
+    // A cancelled call stops waiting: its next look fails with the call.
+    await delay(WAIT_LOOK_MS, { signal: callDeadline() });
     view = await queryPane(socket, paneId, PERSON_FIELDS);
   }
   const at = Math.floor(Date.now() / 1000);
-  typedPanes.set(key, { activity: view.session_activity, at, pending: known?.pending ?? "" });
+  typedPanes.set(key, { at, pending: known?.pending ?? "" });
 }
 
 /** A client a person may type at: its last key (seconds since the epoch) and its active pane. */
@@ -148,8 +149,6 @@ async function personSeen(
   paneId: string,
   { view, known }: { view: PersonView; known: Typed | undefined },
 ): Promise<string | null> {
-  // No client key (nor attach) in the session since the server last typed here: nothing new.
-  if (known !== undefined && known.activity === view.session_activity) return null;
   const clients = view.session_attached === "0" ? [] : await people(socket, view.session_id);
   const now = Math.floor(Date.now() / 1000);
   const recent = clients.find((client) =>

@@ -45,7 +45,6 @@ export const STATE_FIELDS = [
   "session_id",
   // Whether a person may be typing (read/person.ts).
   "session_attached",
-  "session_activity",
   "alternate_on",
   "version",
   // 3.7 on; empty before.
