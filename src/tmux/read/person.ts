@@ -126,7 +126,7 @@ export async function guardPerson(
           (options.policy === "wait" ? `; still so after ${waited}s of waiting` : "") +
           `. Nothing was typed. Ways on: try again later, if_person_typing: "wait" (waits ` +
           `within the timeout for a pause with an empty line), or if_person_typing: "type" ` +
-          "(types anyway, joining their text)",
+          "(types anyway: send_keys joins their text, run_command's line first erases it)",
       );
     }
     // A cancelled call stops waiting: its next look fails with the call.
