@@ -226,6 +226,20 @@ Deno.test("a cursor made on a full-screen screen reads what follows, also when t
   });
 });
 
+Deno.test("after run_command returns, its shell's prompt is drawn: a cursor made then finds it old", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    // A shell that takes a moment between its command's end and its prompt.
+    const pane = await tmux.newPane(
+      "env PS1='$ ' PROMPT_COMMAND='sleep 0.15' HISTFILE=/dev/null bash --norc --noprofile",
+    );
+    await call(conn, "run_command", { pane_id: pane, command: "echo a" });
+    const since = await call(conn, "capture_since", { pane_id: pane });
+    await call(conn, "send_keys", { pane_id: pane, text: "echo b", enter: true, wait: {} });
+    const after = await call(conn, "capture_since", { pane_id: pane, cursor: since.cursor });
+    assertEquals((after.lines as string[]).slice(0, 2), ["echo b", "b"]);
+  });
+});
+
 Deno.test("run_command's typed lines never show: every reading tool shows the command", async () => {
   await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const pane = tmux.paneId;

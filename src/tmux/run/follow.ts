@@ -44,6 +44,8 @@ async function clearReplies(call: PaneCall, stream: RunStream): Promise<void> {
 
 /** How long a run's shell may take to finish after its end marker (its trailer's tmux command). */
 const SETTLE_MS = 1000;
+/** How long a shell that finished may take to start drawing its prompt. */
+const PROMPT_MS = 250;
 
 /** A run as its call ended, for {@linkcode afterRun}. */
 export interface EndedCall {
@@ -76,7 +78,12 @@ export function afterRun(runner: Runner, ended: EndedCall): void {
     return;
   }
   const limit = deadline(SETTLE_MS);
-  const seen = Promise.race([stream.settled, tap.lost]);
+  // Settled once the shell draws its prompt: a read of the pane then finds it (bounded: a
+  // prompt of no bytes draws nothing).
+  const prompted = stream.settled.then(() =>
+    abortable(stream.prompted, AbortSignal.timeout(PROMPT_MS))
+  );
+  const seen = Promise.race([prompted, tap.lost]);
   const settled: Promise<void> = abortable(seen, limit.signal).then(async () => {
     limit[Symbol.dispose]();
     if (stream.queriedTerminal && context !== null) {

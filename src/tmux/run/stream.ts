@@ -91,6 +91,8 @@ export class RunStream {
   #isSettled = false;
   #settled: Promise<void>;
   #markSettled!: () => void;
+  #prompted: Promise<void>;
+  #markPrompted!: () => void;
   /** What the shell says when it has no run function (bash, dash and ksh, zsh). */
   #missing: string[];
   /** The last of the text before the start marker. */
@@ -121,6 +123,15 @@ export class RunStream {
     this.#end = `${OSC7}${endMarkerPrefix(names)}`;
     this.#ended = new Promise((resolve) => this.#markEnded = resolve);
     this.#settled = new Promise((resolve) => this.#markSettled = resolve);
+    this.#prompted = new Promise((resolve) => this.#markPrompted = resolve);
+  }
+
+  /**
+   * Resolves once the shell wrote something after the run function's last bytes: its prompt is
+   * being drawn (a read of the pane now finds it, not an empty row).
+   */
+  get prompted(): Promise<void> {
+    return this.#prompted;
   }
 
   /**
@@ -212,6 +223,7 @@ export class RunStream {
   #feed(bytes: Uint8Array): void {
     if (this.#phase === "after") {
       if (!this.#isSettled) this.#settle(this.#decoder.decode(bytes, { stream: true }));
+      else this.#markPrompted();
       return;
     }
     this.#utf8.push(bytes);
@@ -312,9 +324,11 @@ export class RunStream {
   #settle(text: string): void {
     this.#after += text;
     const start = this.#after.indexOf(OSC7);
-    const done = (start >= 0 && this.#after.indexOf(ST, start) >= 0) ||
-      this.#after.length > SETTLE_SCAN_MAX;
+    const end = start < 0 ? -1 : this.#after.indexOf(ST, start);
+    const done = end >= 0 || this.#after.length > SETTLE_SCAN_MAX;
     if (!done) return;
+    // The prompt may have come in the same bytes.
+    if (end >= 0 && end + ST.length < this.#after.length) this.#markPrompted();
     this.#isSettled = true;
     this.#after = "";
     this.#markSettled();
