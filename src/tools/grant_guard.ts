@@ -19,8 +19,7 @@ import {
   type TmuxSocket,
 } from "../tmux/mod.ts";
 import { BoundedMap } from "../util/mod.ts";
-import type { McpServer } from "../deps.ts";
-import type { Extra } from "./define.ts";
+import type { McpServer, RequestHandlerExtra } from "../deps.ts";
 
 /** Argument fields that name one pane, window or session by id. */
 const NAMED = ["pane_id", "window_id", "session_id", "source_pane_id", "target_pane_id"] as const;
@@ -57,7 +56,7 @@ const CHOICES: Record<GrantReach | "no", string> = {
  */
 export function askPerson(
   server: McpServer,
-  extra: Extra,
+  extra: RequestHandlerExtra,
 ): GrantCall["ask"] {
   if (server.server.getClientCapabilities()?.elicitation === undefined) return undefined;
   return async (message, reaches) => {
