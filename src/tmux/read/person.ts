@@ -175,8 +175,26 @@ async function personSeen(
     : `its command line holds text the server did not type: ${JSON.stringify(typed)}`;
 }
 
+/** A session's clients as last listed, shared by the calls of a moment (a burst of runs). */
+const listings = new BoundedMap<string, { at: number; clients: Promise<PersonClient[]> }>(
+  PANES_MAX,
+);
+/** How long a listing of clients serves (ms): well within the 2 s a person's keys count. */
+const LISTING_MS = 250;
+
 /** The clients of a session a person may type at (not read-only, not a program's control). */
-async function people(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
+function people(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
+  const key = `${socketKey(socket)}\u0000${sessionId}`;
+  const listed = listings.get(key);
+  if (listed !== undefined && Date.now() - listed.at < LISTING_MS) return listed.clients;
+  const clients = listClients(socket, sessionId);
+  listings.set(key, { at: Date.now(), clients });
+  // A failed listing is not kept.
+  clients.catch(() => listings.delete(key));
+  return clients;
+}
+
+async function listClients(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
   const listed = await runTmux(socket, [
     ...["list-clients", "-t", sessionId, "-F"],
     "#{client_activity} #{client_readonly}#{client_control_mode} #{pane_id}",
