@@ -24,11 +24,15 @@ Deno.test("a server killed (SIGKILL) while a pane prints leaves no client attach
     const pane = tmux.paneId;
     for (let round = 0; round < ROUNDS; round++) {
       const conn = await startServer("stdio", { socketName: tmux.socketName });
+      // What the call answered, should the loop never start (a refusal says why).
+      let answered = "nothing yet";
       const call = conn.client.callTool({
         name: "run_command",
         arguments: { command: FLOOD, pane_id: pane, timeout: 30 },
-      }).catch(() => null);
-      await until("the loop started", () => commandStarted(tmux, pane));
+      }).then((result) => void (answered = JSON.stringify(result).slice(0, 2000)), () => {});
+      await until("the loop started", () => commandStarted(tmux, pane)).catch((error) => {
+        throw new Error(`${error.message} (round ${round}); run_command answered: ${answered}`);
+      });
       Deno.kill(conn.serverPid, "SIGKILL");
       await call;
       await conn.close();
