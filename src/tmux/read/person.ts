@@ -63,8 +63,9 @@ export interface PersonOptions extends PersonGuard {
 const KEYS_RECENT_S = 2;
 /** How often a wait for the person looks again. */
 const WAIT_LOOK_MS = 250;
-/** How long text on a command line must stay to be a person's, not a prompt being drawn (ms). */
-const SETTLE_MS = 50;
+/** Text on a command line is a person's once it stayed this many looks this far apart (ms). */
+const SETTLE_LOOKS = 3;
+const SETTLE_MS = 100;
 /** Characters of a command line a refusal quotes. */
 const QUOTE_MAX = 40;
 /** Clients of a session looked at, at most. */
@@ -166,10 +167,13 @@ async function personSeen(
     clients.some((client) => client.activity >= known.at);
   if (!atPrompt || !keysSince) return null;
   const ours = known?.pending;
-  // Text a person left stays; a prompt being drawn as the pane is read does not.
-  if (foreignText(await cursorRow(socket, paneId), ours) === null) return null;
-  await delay(SETTLE_MS);
-  const typed = foreignText(await cursorRow(socket, paneId), ours);
+  // Text a person left stays; a prompt being drawn as the pane is read (slowly, on a busy
+  // machine: a ^C echoed before it) does not.
+  let typed = foreignText(await cursorRow(socket, paneId), ours);
+  for (let look = 0; typed !== null && look < SETTLE_LOOKS; look++) {
+    await delay(SETTLE_MS);
+    typed = foreignText(await cursorRow(socket, paneId), ours);
+  }
   return typed === null
     ? null
     : `its command line holds text the server did not type: ${JSON.stringify(typed)}`;
