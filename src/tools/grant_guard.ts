@@ -13,6 +13,7 @@ import {
   grant,
   type GrantedPane,
   type GrantReach,
+  lockKey,
   panesGranted,
   parseRunId,
   TmuxError,
@@ -119,7 +120,7 @@ export async function checkGrants(call: GrantCall): Promise<void> {
 
 /** Logs a pane's grant when it differs from what was last seen (a binding's, the CLI's). */
 function noteSeen(call: GrantCall, pane: GrantedPane): void {
-  const key = `${pane.paneId}@${call.socket.socketName ?? ""}`;
+  const key = lockKey(call.socket, pane.paneId);
   const before = seen.get(key);
   seen.set(key, pane.granted);
   if (before !== undefined && before !== pane.granted) {

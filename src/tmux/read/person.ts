@@ -18,7 +18,7 @@ import { callDeadline } from "../call_deadline.ts";
 import { RUNNING_OPTION } from "../names.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
-import { socketKey } from "../transport/exec.ts";
+import { lockKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../objects/target.ts";
 import { classifyProcess } from "../run/shell.ts";
@@ -83,10 +83,6 @@ interface Typed {
 
 const typedPanes = new BoundedMap<string, Typed>(PANES_MAX);
 
-function paneKey(socket: TmuxSocket, paneId: string): string {
-  return `${socketKey(socket)}\u0000${paneId}`;
-}
-
 /**
  * Remembers what the server typed into a pane: `text` left on the line (no Enter, no other key
  * after it) joins what it typed before; anything else ends the line.
@@ -96,7 +92,7 @@ export function noteTyped(
   paneId: string,
   typed: { text: string | null; lineEnded: boolean },
 ): void {
-  const known = typedPanes.get(paneKey(socket, paneId));
+  const known = typedPanes.get(lockKey(socket, paneId));
   if (known === undefined) return;
   const ended = typed.lineEnded || typed.text === null || typed.text.includes("\n");
   known.pending = ended ? "" : known.pending + typed.text;
@@ -113,7 +109,7 @@ export async function guardPerson(
   options: PersonOptions,
 ): Promise<void> {
   let view = options.view ?? await queryPane(socket, paneId, PERSON_FIELDS);
-  const key = paneKey(socket, paneId);
+  const key = lockKey(socket, paneId);
   const known = typedPanes.get(key);
   const started = Date.now();
   while (options.policy !== "type") {
@@ -188,7 +184,8 @@ const LISTING_MS = 250;
 
 /** The clients of a session a person may type at (not read-only, not a program's control). */
 function people(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
-  const key = `${socketKey(socket)}\u0000${sessionId}`;
+  // A session by id, keyed as a pane is: ids of both kinds are unique on their server.
+  const key = lockKey(socket, sessionId);
   const listed = listings.get(key);
   if (listed !== undefined && Date.now() - listed.at < LISTING_MS) return listed.clients;
   const clients = listClients(socket, sessionId);

@@ -10,7 +10,7 @@
  */
 
 import { NAME_PREFIX } from "../names.ts";
-import { socketKey } from "../transport/exec.ts";
+import { lockKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { BoundedMap } from "../../util/mod.ts";
 
@@ -31,10 +31,6 @@ const WRAP_ROWS_MAX = 64;
 
 const panes = new BoundedMap<string, TypedLineShown[]>(PANES_MAX);
 
-function paneKey(socket: TmuxSocket, paneId: string): string {
-  return `${socketKey(socket)}\u0000${paneId}`;
-}
-
 /** What stands for a command in a pane's text: its first line, `…` when it has more. */
 export function shownCommand(command: string): string {
   const lines = command.split("\n");
@@ -43,7 +39,7 @@ export function shownCommand(command: string): string {
 
 /** Remembers a line typed into a pane, and what a reader sees in its place. */
 export function noteTypedLine(socket: TmuxSocket, paneId: string, line: TypedLineShown): void {
-  const key = paneKey(socket, paneId);
+  const key = lockKey(socket, paneId);
   const lines = (panes.get(key) ?? []).filter((known) => known.typed !== line.typed);
   lines.push(line);
   panes.set(key, lines.slice(-LINES_PER_PANE));
@@ -60,7 +56,7 @@ export function showTypedLines(
   lines: string[],
   options: { joined: boolean },
 ): string[] {
-  const known = panes.get(paneKey(socket, paneId));
+  const known = panes.get(lockKey(socket, paneId));
   if (known === undefined) return lines;
   const longest = Math.max(...known.map((line) => line.typed.length));
   let out: string[] | null = null;
