@@ -170,6 +170,15 @@ testNeeding(
         timeout: 10,
       });
       assertEquals([build.outcome, build.lines.includes("BUILD-DONE")], ["matched", true]);
+      // The keys went to a shell: the programs its line runs one after another are not the
+      // exchange's end (the first one's end was once taken for it, read as the wait began).
+      const chain = await ask(
+        conn,
+        tmux.paneId,
+        "sleep 1; python3 -c 'import time; time.sleep(1)'; echo CHAIN-DONE",
+        { patterns: ["CHAIN-DONE"], timeout: 10 },
+      );
+      assertEquals([chain.outcome, chain.lines.includes("CHAIN-DONE")], ["matched", true]);
       const python = await started(tmux, "python3 -q", />>>$/);
       const slow = await ask(conn, python, "import time; time.sleep(2.5); print('SLOW-RESULT-42')");
       assertEquals([slow.outcome, slow.lines], ["prompt", ["SLOW-RESULT-42", ">>> "]]);

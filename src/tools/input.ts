@@ -106,6 +106,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         extra,
         cursor: typed.cursor,
         screen: typed.screen,
+        typedTo: typed.program,
         settled: true,
         earlier: typed.earlier,
         // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.

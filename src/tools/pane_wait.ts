@@ -151,6 +151,8 @@ export interface WaitCall {
   cursor: string | null;
   /** The screen's rows as the input was typed (send_keys'). */
   screen?: string[];
+  /** The pane's foreground program as the input was typed (send_keys'). */
+  typedTo?: string;
   /** send_keys settled the pane before it typed, in this call. */
   settled?: boolean;
   /** Where the kernel cannot tell the program's turn, end after this much quiet (seconds). */
@@ -179,6 +181,7 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
       ? null
       : call.fallbackQuietSeconds * 1000,
     screenBefore: call.screen,
+    typedTo: call.typedTo,
     earlier: call.earlier,
     timeout,
     cursor: call.cursor,

@@ -58,6 +58,8 @@ export interface TypedInput {
   screen?: string[];
   /** The pane's running mark as the input was typed: a run_command's command had the input. */
   runningMark: string;
+  /** The pane's foreground program (`#{pane_current_command}`) as the input was typed. */
+  program: string;
   /** The lines written since `SendKeysOptions.since`, before the input (none without it). */
   earlier: string[];
 }
@@ -135,7 +137,14 @@ export async function sendKeys(
   }
   if (after.length > 0) await runTmux(socket, chained(after));
   noteTyped(socket, id, { text, lineEnded: after.length > 0 });
-  return { paneId: id, cursor, screen, runningMark: pane.runningMark, earlier };
+  return {
+    paneId: id,
+    cursor,
+    screen,
+    runningMark: pane.runningMark,
+    program: pane.program,
+    earlier,
+  };
 }
 
 /** How long a program may take to show it took typed text, and to be still after. */
@@ -207,7 +216,8 @@ export async function pasteText(
   const { cursor } = await captureSince(socket, pane.pane_id, null, { typed: options.text });
   await pasteBuffer(socket, pane, options);
   noteTyped(socket, pane.pane_id, { text: options.text, lineEnded: false });
-  return { paneId: pane.pane_id, cursor, runningMark: pane.runningMark, earlier: [] };
+  const { runningMark, program } = pane;
+  return { paneId: pane.pane_id, cursor, runningMark, program, earlier: [] };
 }
 
 /** Pastes text into a pane through a private buffer, deleted afterwards whatever happens. */
@@ -240,6 +250,8 @@ interface Typable {
   version: TmuxVersion;
   /** The pane's running mark ("" when no run_command's command runs there). */
   runningMark: string;
+  /** Its foreground program. */
+  program: string;
 }
 
 async function typable(
@@ -268,5 +280,6 @@ async function typable(
     bracket_paste_flag: pane.bracket_paste_flag,
     version: parseVersion(pane.version),
     runningMark: pane[RUNNING_OPTION],
+    program: pane.pane_current_command,
   };
 }

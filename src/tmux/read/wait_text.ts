@@ -49,6 +49,11 @@ export interface WaitTextOptions {
   earlier?: string[];
   /** The screen's rows when the input the wait answers was typed (default: as the wait begins). */
   screenBefore?: string[];
+  /**
+   * The pane's foreground program (`#{pane_current_command}`) when the input the wait answers was
+   * typed (default: as the wait begins): a shell's, then what its line runs are one exchange.
+   */
+  typedTo?: string;
   /** Patterns that end the wait early as "stopped" (e.g. an error message). */
   stopPatterns: string[];
   /** Read the patterns as RE2 regular expressions. */
@@ -213,9 +218,8 @@ export async function waitForText(
   // Talking to a program (a prompt or quiet to wait for): its end ends the wait. A wait for text
   // alone outlasts the programs a shell runs meanwhile (a prompt's own, say).
   const talking = options.prompt === true || quietMs !== null;
-  const program = talking && classifyProcess(front.pane_current_command) === "other"
-    ? front.pane_current_command
-    : null;
+  const talkingTo = options.typedTo ?? front.pane_current_command;
+  const program = talking && classifyProcess(talkingTo) === "other" ? talkingTo : null;
   let lastOutput = Date.now();
   let outputCame = false;
   const unwatch = await watchOutput(socket, { sessionId: front.session_id, paneId }, () => {
