@@ -164,6 +164,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     ownPane: permittedEnv("TMUX_PANE") ?? null,
     audit: flags.auditLog,
     control: !flags.noControl,
+    activityTitle: !flags.noActivityTitle,
     anySocket: flags.anySocket,
     tmuxTmpdir: flags.tmuxTmpdir ?? permittedEnv("TMUX_MCP_TMUX_TMPDIR") ?? null,
     remotes: remotesFrom(flags),

@@ -54,6 +54,8 @@ export interface Flags {
   auditLog: boolean;
   /** `--no-control`: one tmux process per command, no control client. */
   noControl: boolean;
+  /** `--no-activity-title`: runs leave pane titles alone. */
+  noActivityTitle: boolean;
   /** `--keep-history`: typed lines stay in shell history by default. */
   keepHistory: boolean;
   /** `--share-runs`: every HTTP session may collect every run. */
@@ -128,6 +130,8 @@ Usage: tmux-mcp [options]
   --remote-idle-seconds N    close a remote host's ssh connection once no call named it for N
                              seconds (default 900)
   --no-control               spawn one tmux process per command instead of using a control client
+  --no-activity-title        leave pane titles alone (by default a run's pane title reads
+                             '[agent] COMMAND' while it runs, then the title before comes back)
   --keep-history             run_command's suppress_history defaults to false
   --version                  print the version
   --help                     print this help
@@ -186,6 +190,7 @@ export function parseFlags(args: readonly string[]): Flags {
       "session-idle-seconds": { type: "string" },
       "audit-log": { type: "boolean" },
       "no-control": { type: "boolean" },
+      "no-activity-title": { type: "boolean" },
       "keep-history": { type: "boolean" },
       "share-runs": { type: "boolean" },
       "own-sessions": { type: "boolean" },
@@ -223,6 +228,7 @@ export function parseFlags(args: readonly string[]): Flags {
     sessionIdleSeconds: values["session-idle-seconds"],
     auditLog: values["audit-log"] ?? false,
     noControl: values["no-control"] ?? false,
+    noActivityTitle: values["no-activity-title"] ?? false,
     keepHistory: values["keep-history"] ?? false,
     shareRuns: values["share-runs"] ?? false,
     ownSessions: values["own-sessions"] ?? false,

@@ -42,6 +42,7 @@ export async function grantCommandLine(verb: "grant" | "revoke", args: string[])
     controls: null,
     watchers: null,
     scope: null,
+    showActivity: false,
   };
   const reach = target.startsWith("%") ? "pane" : "session";
   try {

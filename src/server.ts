@@ -37,6 +37,7 @@ export function createToolContext(config: ServerConfig): ToolContext {
       ssh: config.ssh,
       remoteIdleMs: config.remoteIdleSeconds * 1000,
       scope: config.scope,
+      showActivity: config.activityTitle,
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),

@@ -70,6 +70,8 @@ export interface TmuxClientOptions {
   remoteIdleMs?: number;
   /** The sessions calls may see and touch, on every host (see scope.ts); null: every one. */
   scope?: Scope | null;
+  /** A run shows itself in its pane's title while under way (default true; see activity_mark.ts). */
+  showActivity?: boolean;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -125,6 +127,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   const typedCursors = createTypedCursors();
   const unfinished = createUnfinishedAnswers();
   const scope = options.scope ?? null;
+  const showActivity = options.showActivity ?? true;
   const remotes = createRemoteHosts({
     remotes: options.remotes ?? [],
     ssh: options.ssh ?? { configFile: null, acceptNewHostKeys: false },
@@ -152,6 +155,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
           watchers,
           remote: null,
           scope,
+          showActivity,
         };
       }
       const remote = remotes.use(host);
@@ -169,6 +173,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
         watchers,
         remote,
         scope,
+        showActivity,
       };
     },
     async close(): Promise<void> {

@@ -32,7 +32,7 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
       /\btmux\b/.test(line) &&
       !/ '?-C'? '?attach-session'? '?-E'? '?-f'? '?(no-output,ignore-size|ignore-size,pause-after=\d+)'? /
         .test(line) &&
-      !/ load-buffer - ; run-shell -b exec \/bin\/sh -c /.test(line) &&
+      !/ source-file - ; run-shell -b exec \/bin\/sh -c /.test(line) &&
       !/ControlMaster=yes .* echo tmux-mcp-ready; exec cat$/.test(line)
     ) {
       found.push(`child process ${line.trim()}`);

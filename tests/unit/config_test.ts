@@ -27,6 +27,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       ownPane: null,
       audit: false,
       control: true,
+      activityTitle: true,
       anySocket: false,
       tmuxTmpdir: null,
       remotes: [],

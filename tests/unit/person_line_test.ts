@@ -29,6 +29,7 @@ Deno.test("showTypedLines: a typed line as its command, wrapped rows kept in pla
     controls: null,
     watchers: null,
     scope: null,
+    showActivity: false,
   };
   const typed = " __tmux_mcp_0123abcd tmux_mcp_0123456789abcdef %9 '' 0 cs 'make test'";
   noteTypedLine(socket, "%9", { typed, shown: "make test" });

@@ -19,6 +19,7 @@
  * @module
  */
 
+import { restoreText } from "./activity_mark.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { NO_TMUX_REASON } from "./run_end.ts";
 import { commandDigest, FETCH_CHECK_DIGITS } from "./run_function.ts";
@@ -159,6 +160,7 @@ export function launcherScript(options: LauncherScriptOptions): string {
   const plain = Object.entries(PLAIN_PAGERS).map(([name, value]) => `${name}=${value}`).join(" ");
   const status = (value: string) => `${value}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}`;
   const mark = `#{==:#{${RUNNING_OPTION}},${names.channel}:#{pane_pid}}`;
+  const restore = restoreText(paneId, { shell: true });
   const keep = `#{||:${options.waited ? 1 : 0},#{${names.record}}}`;
   const drop = dropStatus(options.waited ? "1" : "0", [names.record, names.quietRecord]);
   const body = [
@@ -172,7 +174,8 @@ export function launcherScript(options: LauncherScriptOptions): string {
     `T set-option -p -F -t ${paneId} ${names.option} "${status("$s")}" ";" ` +
     `if-shell -F -t ${paneId} "#{${ENDED_OPTION}}" ` +
     `"set-option -p -t ${paneId} ${ENDED_OPTION} ${names.channel}" ";" ` +
-    `if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION}" ";" ` +
+    `if-shell -F -t ${paneId} "${mark}" ` +
+    `"set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ${restore}" ";" ` +
     `if-shell -F -t ${paneId} "${keep}" "wait-for -S ${names.channel}" ";" ` +
     `if-shell -F -t ${paneId} "${drop}" "set-option -p -u -t ${paneId} ${names.option}"`,
     `M "$r"`,
@@ -182,6 +185,7 @@ export function launcherScript(options: LauncherScriptOptions): string {
     `M "${names.channel}_ek$s"`,
     KEYS_IGNORED,
     `T if-shell -F -t ${paneId} "${mark}" "set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ` +
+    `${restore} ; ` +
     `if-shell -F -t ${paneId} '#{${ENDED_OPTION}}' ` +
     `'set-option -p -t ${paneId} ${ENDED_OPTION} ${names.channel}' ; ` +
     `set-option -p -F -t ${paneId} ${names.option} '${status("k$s")}' ; ` +

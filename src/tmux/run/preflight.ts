@@ -5,6 +5,7 @@
  * @module
  */
 
+import { restoreCommands } from "./activity_mark.ts";
 import { clearStaleMark } from "./stale_mark.ts";
 import { runTmux } from "../transport/command.ts";
 import { delay } from "../../util/mod.ts";
@@ -131,6 +132,7 @@ export async function reconcile(
   const mark = state[RUNNING_OPTION];
   if (mark !== "" && (state.pane_dead === "1" || markOutlivedShell(mark, state.pane_pid))) {
     commands.push("set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN);
+    commands.push(...restoreCommands(paneId), THEN);
   }
   const options = new Set(await optionNames(socket, ["-p", "-t", paneId]));
   const held: CallNames[] = [];

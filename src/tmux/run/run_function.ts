@@ -6,6 +6,7 @@
  * @module
  */
 
+import { restoreText } from "./activity_mark.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { KILLED, NO_HASH_TOOL, NO_TMUX, TAMPERED } from "./run_end.ts";
 import {
@@ -159,7 +160,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `"$${status}:#{history_size}:#{cursor_y}:#{cursor_x}:#{pane_path}" \\; ` +
     `if-shell -F -t "$2" "#{${ENDED_OPTION}}" "set-option -p -t $2 ${ENDED_OPTION} $1" \\; ` +
     `if-shell -F -t "$2" "#{==:#{${RUNNING_OPTION}},$1:#{pane_pid}}" ` +
-    `"set-option -p -u -t $2 ${RUNNING_OPTION}" \\; ` +
+    `"set-option -p -u -t $2 ${RUNNING_OPTION} ; ${restoreText("$2", { shell: true })}" \\; ` +
     `if-shell -F -t "$2" "#{||:$4,#{@${NAME_PREFIX}run_\${1#${NAME_PREFIX}}}}" ` +
     `"wait-for -S $1" \\; if-shell -F -t "$2" "${dropStatus("$4", recordsOf("1"))}" ` +
     `"set-option -p -u -t $2 @$1"`,
@@ -180,7 +181,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     `*" $2 "*) history -d -1 ;; esac ;; esac ;; esac`,
     `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
     `(${KEYS_IGNORED}; ${tmux} if-shell -F -t "$3" "${mark}" ` +
-    `"set-option -p -u -t $3 ${RUNNING_OPTION} ; ` +
+    `"set-option -p -u -t $3 ${RUNNING_OPTION} ; ${restoreText("$3", { shell: true })} ; ` +
     `if-shell -F -t $3 '#{${ENDED_OPTION}}' 'set-option -p -t $3 ${ENDED_OPTION} $2' ; ` +
     `set-option -p -F -t $3 @$2 '${KILLED}$1:#{history_size}:#{cursor_y}:#{cursor_x}:` +
     `#{pane_path}' ; if-shell -F -t $3 '#{||:$5,${record}}' 'wait-for -S $2' ; ` +

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { restoreCommands } from "./activity_mark.ts";
 import { runTmux } from "../transport/command.ts";
 import { afterCall } from "../call_deadline.ts";
 import { TmuxError } from "../errors.ts";
@@ -183,6 +184,8 @@ async function notRunYet(
   const pending = encodeRecord({ ...written, pending: { after: mark.after } });
   await runTmux(socket, [
     ...["set-option", "-p", "-u", "-t", paneId, RUNNING_OPTION, THEN],
+    ...restoreCommands(paneId),
+    THEN,
     ...(withdrawn ? [] : mark.commands),
     ...(withdrawn ? ["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN] : []),
     ...(withdrawn

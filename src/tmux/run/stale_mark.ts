@@ -8,6 +8,7 @@
  * @module
  */
 
+import { restoreText } from "./activity_mark.ts";
 import { delay } from "../../util/mod.ts";
 import { callDeadline } from "../call_deadline.ts";
 import { spawnRun } from "../transport/exec.ts";
@@ -71,7 +72,8 @@ export async function clearStaleMark(
   if (!await shellIdle(socket, paneId, pane.mark)) return false;
   const answer = await spawnRun(socket, [
     ...["if-shell", "-F", "-t", paneId, `#{==:#{${RUNNING_OPTION}},${pane.mark}}`],
-    ...[`set-option -p -u -t ${paneId} ${RUNNING_OPTION}`, THEN],
+    `set-option -p -u -t ${paneId} ${RUNNING_OPTION} ; ${restoreText(paneId)}`,
+    THEN,
     ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],
   ]).catch(() => pane.mark);
   return answer.trim() === "";

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { activityTitle, restoreText, showActivity } from "./activity_mark.ts";
 import { TmuxError } from "../errors.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";
@@ -24,7 +25,8 @@ const KILL_LINE = "\x15";
 
 /**
  * Types the line into the pane in one tmux command: the running mark is claimed (set only if it
- * is not set: two server processes never type into one run), then the command goes to its
+ * is not set: two server processes never type into one run) and shown in the pane's title (see
+ * activity_mark.ts), then the command goes to its
  * buffer when it is not inline, and the line is pasted through a private buffer into this pane
  * alone (keys sent with send-keys would reach every pane of a synchronized window). C-u comes
  * first: text someone left unsent at the prompt would otherwise prefix our line (line editors keep
@@ -44,6 +46,7 @@ export async function typeLine(
   const { socket, paneId, names } = call;
   const claim = [
     ...["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN],
+    ...await showActivity(socket, { paneId, title: activityTitle(line.shown) }),
     ...line.record === null
       ? []
       : ["set-option", "-p", "-t", paneId, names.quietRecord, line.record, THEN],
@@ -141,7 +144,7 @@ export async function releaseClaim(call: PaneCall, mark: string): Promise<boolea
   await runTmux(call.socket, [
     ...["set-option", "-p", "-u", "-t", call.paneId, call.names.quietRecord, THEN],
     ...["if-shell", "-F", "-t", call.paneId, `#{==:#{${RUNNING_OPTION}},${mark}}`],
-    `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION}`,
+    `set-option -p -u -t ${call.paneId} ${RUNNING_OPTION} ; ${restoreText(call.paneId)}`,
   ]).catch(() => {});
   return await deleteUnfetched(call);
 }

@@ -50,6 +50,19 @@ export function commandsOf(args: readonly string[]): string[][] {
   return commands;
 }
 
+/** Words tmux's parser reads as they are (no `$`, `~`, `#`, quote, `=`, `;`, brace or space). */
+const BARE_WORD = /^[\w@%.\/:+-]+$/;
+
+/**
+ * A THEN-chained list as one text in tmux's command language, commands apart by ` ; `: what
+ * `if-shell` runs, or a line of `source-file`. Words that need no quotes go bare.
+ */
+export function commandText(args: readonly string[]): string {
+  return commandsOf(args).map((command) =>
+    command.map((arg) => BARE_WORD.test(arg) ? arg : quoteArg(arg)).join(" ")
+  ).join(" ; ");
+}
+
 /** Commands, each its own argv, as one THEN-chained list (see {@linkcode commandsOf}). */
 export function chained(commands: readonly (readonly string[])[]): string[] {
   return commands.flatMap((command, i) => i === 0 ? command : [THEN, ...command]);

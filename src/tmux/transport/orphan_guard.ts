@@ -5,11 +5,13 @@
  * the client stayed attached for good, and while it did a pane whose output it had not taken
  * was no longer read, its program stopped on a full terminal.
  *
- * So each local tmux server we attach to gets one guard: a tmux client running `load-buffer -`
+ * So each local tmux server we attach to gets one guard: a tmux client running `source-file -`
  * (reading its standard input, a pipe from this process), then `run-shell`. The pipe ends only
- * when this process does, however it ends; tmux then runs the shell, which ends every process
- * whose arguments carry this process's mark (`-T <mark>`, a terminal feature tmux does not know
- * and ignores): our control clients. tmux drops a client whose process went at once.
+ * when this process does, however it ends; tmux then runs the commands we wrote into the pipe
+ * meanwhile (see {@linkcode runWhenGone}: what we changed in a person's panes is put back), then
+ * the shell, which ends every process whose arguments carry this process's mark (`-T <mark>`, a
+ * terminal feature tmux does not know and ignores): our control clients. tmux drops a client
+ * whose process went at once.
  *
  * @module
  */
@@ -22,8 +24,21 @@ export interface OrphanGuards {
   /** In every control client's arguments (see {@linkcode markArgs}); unique to this process. */
   readonly mark: string;
   /** The running guard of each local tmux server, by socket key. */
-  readonly running: Map<string, Deno.ChildProcess>;
+  readonly running: Map<string, Guard>;
 }
+
+/** One tmux server's guard. */
+interface Guard {
+  readonly child: Deno.ChildProcess;
+  /** Its standard input: what tmux runs once we are gone. */
+  readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** The keys of what was written (see {@linkcode runWhenGone}). */
+  readonly written: Set<string>;
+}
+
+/** At most this many entries a guard, each one line of at most {@linkcode ENTRY_MAX} bytes. */
+const ENTRIES_MAX = 10_000;
+const ENTRY_MAX = 1024;
 
 /** No guard yet, and a fresh mark. */
 export function createOrphanGuards(): OrphanGuards {
@@ -65,16 +80,43 @@ export function guard(
   if (socket.remote || guards.running.has(key)) return;
   let child: Deno.ChildProcess;
   try {
-    const args = ["load-buffer", "-", THEN, "run-shell", "-b", cleanup(guards.mark)];
+    const args = ["source-file", "-", THEN, "run-shell", "-b", cleanup(guards.mark)];
     const stdio = { stdin: "piped", stdout: "null", stderr: "null" } as const;
     child = tmuxCommand(socket, args, stdio, options).spawn();
   } catch {
     return; // No tmux to run: nothing can attach either.
   }
-  guards.running.set(key, child);
+  const running = { child, writer: child.stdin.getWriter(), written: new Set<string>() };
+  guards.running.set(key, running);
   child.status.then(() => {
-    if (guards.running.get(key) === child) guards.running.delete(key);
+    if (guards.running.get(key) === running) guards.running.delete(key);
   });
+}
+
+/**
+ * Has the guard of a local tmux server run `commands` (one line of tmux's command language) once
+ * we are gone, however we end; each `key` once. Such a line must still be right to run then: it
+ * checks that what it undoes is still ours. False when no guard holds it (none runs for that
+ * server, or it holds {@linkcode ENTRIES_MAX} already): the caller then changes nothing.
+ */
+export async function runWhenGone(
+  guards: OrphanGuards,
+  socket: SocketAddress,
+  entry: { key: string; commands: string },
+): Promise<boolean> {
+  const running = guards.running.get(socketKey(socket));
+  if (running === undefined) return false;
+  if (running.written.has(entry.key)) return true;
+  const line = new TextEncoder().encode(`${entry.commands}\n`);
+  if (running.written.size >= ENTRIES_MAX || line.length > ENTRY_MAX) return false;
+  if (entry.commands.includes("\n")) return false;
+  running.written.add(entry.key);
+  try {
+    await running.writer.write(line);
+    return true;
+  } catch {
+    return false; // The guard ended (its tmux server did).
+  }
 }
 
 /**
@@ -84,8 +126,8 @@ export function guard(
 export async function closeOrphanGuards(guards: OrphanGuards): Promise<void> {
   const all = [...guards.running.values()];
   guards.running.clear();
-  await Promise.all(all.map(async (child) => {
-    await child.stdin.close().catch(() => {});
+  await Promise.all(all.map(async ({ child, writer }) => {
+    await writer.close().catch(() => {});
     await child.status;
   }));
 }

@@ -1,0 +1,119 @@
+// A person sharing the tmux sees which panes the agent's runs are in: a run's pane title reads
+// "[agent] <command>" from before the command starts, and the title it replaced comes back
+// exactly as the run ends: also when the command is interrupted, when the server exits while it
+// runs, and when the server is killed (SIGKILL: nothing of its own runs after). A title the
+// program set meanwhile stays; a title is never read as a format.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
+import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+async function callTool(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
+  return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+}
+
+async function titleOf(tmux: TestTmux, pane: string): Promise<string> {
+  return (await tmux.run("display-message", "-p", "-t", pane, "#{pane_title}")).replace(/\n$/, "");
+}
+
+/**
+ * A person's title, set as a program sets one (OSC 2), never read as a format: `#{pane_pid}`
+ * and `#(...)` would change, or run, if it were.
+ */
+const PERSON_TITLE = "build #{pane_pid} #(touch /tmp/tmux-mcp-title-ran) ## 'quoted' \"too\" é";
+
+/** Sets a pane's title; returns it as tmux keeps it (3.7 on writes `#(` as `_(`). */
+async function setTitle(tmux: TestTmux, pane: string, title: string): Promise<string> {
+  const escaped = title.replaceAll("'", "'\\''");
+  await tmux.run("send-keys", "-t", pane, "-l", `printf '\\033]2;%s\\033\\\\' '${escaped}'; clear`);
+  await tmux.run("send-keys", "-t", pane, "Enter");
+  const kept = (title: string) => title.replaceAll("#(", "_(");
+  await until("the title is set", async () => {
+    return [title, kept(title)].includes(await titleOf(tmux, pane));
+  });
+  return await titleOf(tmux, pane);
+}
+
+/** A command that prints its pane's title as it starts. */
+const PRINTS_TITLE = "tmux display -p '#{pane_title}'";
+
+Deno.test("a run shows itself in its pane's title from its start, and the title comes back exactly", async () => {
+  await Deno.remove("/tmp/tmux-mcp-title-ran").catch(() => {});
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    const person = await setTitle(tmux, pane, PERSON_TITLE);
+    const ran = await callTool(conn, "run_command", { pane_id: pane, command: PRINTS_TITLE });
+    const result = ran.structuredContent as Json;
+    assertEquals(result.output, [`[agent] ${PRINTS_TITLE}`], textOf(ran));
+    assertEquals(await titleOf(tmux, pane), person);
+    // A long command shows its start; a program's own title, set during the run, stays.
+    const own = await callTool(conn, "run_command", {
+      pane_id: pane,
+      command: `${PRINTS_TITLE}; printf '\\033]2;its own\\033\\\\'; : ${"x".repeat(80)}`,
+    });
+    const shown = (own.structuredContent as Json).output as string[];
+    assertEquals(shown, [`[agent] ${`${PRINTS_TITLE}; printf`.slice(0, 39)}…`], textOf(own));
+    assertEquals(await titleOf(tmux, pane), "its own");
+    // Interrupted: the run's end (C-c) takes its title back too.
+    await setTitle(tmux, pane, PERSON_TITLE);
+    const slow = await callTool(conn, "run_command", {
+      pane_id: pane,
+      command: "sleep 30",
+      timeout: 1,
+    });
+    assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
+    assertEquals(await titleOf(tmux, pane), "[agent] sleep 30");
+    await tmux.run("send-keys", "-t", pane, "C-c");
+    await until("the title is back", async () => await titleOf(tmux, pane) === person);
+    await until("nothing runs", async () => !(await commandRunning(tmux, pane)));
+    const options = await tmux.run("show-options", "-p", "-t", pane);
+    assert(!options.includes("tmux_mcp_shown"), options);
+  });
+  assert(
+    !(await Deno.stat("/tmp/tmux-mcp-title-ran").then(() => true, () => false)),
+    "a title was run as a format",
+  );
+});
+
+Deno.test("a server that exits, or is killed, while its run goes on takes the run's title back", async () => {
+  const tmux = await startTmux();
+  try {
+    const pane = tmux.paneId;
+    for (const end of ["exit", "SIGKILL"] as const) {
+      const person = await setTitle(tmux, pane, `${PERSON_TITLE} ${end}`);
+      const conn = await startServer("stdio", { socketName: tmux.socketName });
+      const slow = await callTool(conn, "run_command", {
+        pane_id: pane,
+        command: "sleep 30",
+        timeout: 1,
+      });
+      assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
+      assertEquals(await titleOf(tmux, pane), "[agent] sleep 30");
+      if (end === "SIGKILL") Deno.kill(conn.serverPid, "SIGKILL");
+      await conn.close();
+      await until(
+        `the title is back after ${end}`,
+        async () => await titleOf(tmux, pane) === person,
+      );
+      assert(await commandRunning(tmux, pane), "the run goes on");
+      await until("the run ended", async () => {
+        await tmux.run("send-keys", "-t", pane, "C-c");
+        return !(await commandRunning(tmux, pane));
+      });
+      assertEquals(await titleOf(tmux, pane), person);
+    }
+  } finally {
+    await tmux.close();
+  }
+});
+
+Deno.test("--no-activity-title leaves titles alone", async () => {
+  await withServer("stdio", { extraArgs: ["--no-activity-title"] }, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    await setTitle(tmux, pane, "mine");
+    const ran = await callTool(conn, "run_command", { pane_id: pane, command: PRINTS_TITLE });
+    assertEquals((ran.structuredContent as Json).output, ["mine"], textOf(ran));
+  });
+});
