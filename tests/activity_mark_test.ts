@@ -7,6 +7,7 @@
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { commandRunning, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
+import { testNeeding } from "./helpers/prerequisites.ts";
 
 type Json = Record<string, unknown>;
 
@@ -91,6 +92,19 @@ Deno.test("a server that exits, or is killed, while its run goes on takes the ru
       });
       assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
       assertEquals(await titleOf(tmux, pane), "[agent] sleep 30");
+      // What it makes is its own while it runs: a session (all its panes), a window's pane.
+      const session = await callTool(conn, "create_session", { name: `made-${end}` });
+      const made = session.structuredContent as Json;
+      const window = await callTool(conn, "create_window", { session_id: made.session_id });
+      const windowPane = (window.structuredContent as Json).pane_id as string;
+      const listed = (await callTool(conn, "list_panes", {})).structuredContent as Json;
+      const owned = Object.fromEntries(
+        (listed.panes as Json[]).map((p) => [p.pane_id as string, p.agent_owned]),
+      );
+      assertEquals(
+        [owned[pane], owned[made.pane_id as string], owned[windowPane], Object.keys(owned).length],
+        [false, true, true, 3],
+      );
       if (end === "SIGKILL") Deno.kill(conn.serverPid, "SIGKILL");
       await conn.close();
       await until(
@@ -98,6 +112,12 @@ Deno.test("a server that exits, or is killed, while its run goes on takes the ru
         async () => await titleOf(tmux, pane) === person,
       );
       assert(await commandRunning(tmux, pane), "the run goes on");
+      await until("the marks on what it made are gone", async () => {
+        const marks = await tmux.run("show-options", "-t", made.session_id as string) +
+          await tmux.run("show-options", "-p", "-t", windowPane);
+        return !marks.includes("tmux_mcp");
+      });
+      await tmux.run("kill-session", "-t", made.session_id as string);
       await until("the run ended", async () => {
         await tmux.run("send-keys", "-t", pane, "C-c");
         return !(await commandRunning(tmux, pane));
@@ -117,3 +137,34 @@ Deno.test("--no-activity-title leaves titles alone", async () => {
     assertEquals((ran.structuredContent as Json).output, ["mine"], textOf(ran));
   });
 });
+
+testNeeding(
+  ["python3"],
+  "send_keys that waits for the answer shows its input in the title meanwhile",
+  async () => {
+    await withServer("stdio", {}, async (conn, tmux) => {
+      const pane = await tmux.newPane("python3 -q");
+      await until("python is ready", async () => {
+        return (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().endsWith(">>>");
+      });
+      const before = await titleOf(tmux, pane);
+      const asked = "import os, subprocess as s; " +
+        "s.run(['tmux', 'display', '-pt', os.environ['TMUX_PANE'], '#{pane_title}'])";
+      const sent = await callTool(conn, "send_keys", {
+        pane_id: pane,
+        text: asked,
+        enter: true,
+        wait: { timeout: 10 },
+      });
+      const answer = (sent.structuredContent as Json).answer as Json;
+      assertEquals((answer.lines as string[])[0], `[agent] ${asked.slice(0, 39)}…`, textOf(sent));
+      assertEquals(await titleOf(tmux, pane), before);
+      // Without a wait the keys are typed at once: nothing to show.
+      const typed = await callTool(conn, "send_keys", { pane_id: pane, text: asked, enter: true });
+      assert(!typed.isError, textOf(typed));
+      await until("the answer", async () => {
+        return (await tmux.run("capture-pane", "-p", "-t", pane)).includes(`\n${before}\n`);
+      });
+    });
+  },
+);

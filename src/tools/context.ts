@@ -38,7 +38,7 @@ export interface ServerConfig {
   audit: boolean;
   /** Use a persistent tmux control client per socket. */
   control: boolean;
-  /** A run shows itself in its pane's title while under way (see run/activity_mark.ts). */
+  /** A run shows itself in its pane's title while under way (see objects/activity_mark.ts). */
   activityTitle: boolean;
   /** Calls may name another tmux server (`socket_name`); else every call uses `socketName`. */
   anySocket: boolean;

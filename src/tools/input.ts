@@ -6,6 +6,7 @@
 
 import { z } from "../deps.ts";
 import {
+  hideActivity,
   pasteText,
   type PersonGuard,
   type PersonPolicy,
@@ -88,6 +89,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         text,
         person: personGuard(args.if_person_typing, args.wait?.timeout),
         screen: args.wait !== undefined,
+        showing: args.wait !== undefined,
         since: args.wait === undefined ? null : context.tmux.unfinished(socket, target),
       });
       if (text !== null && text !== "") context.tmux.typed(socket, typed.paneId, typed.cursor);
@@ -99,20 +101,24 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       };
       if (args.wait === undefined) return sent;
       const { cursor: _, ...answered } = sent;
-      const answer = await waitOnPane(args.wait, {
-        socket,
-        target: typed.paneId,
-        context,
-        extra,
-        cursor: typed.cursor,
-        screen: typed.screen,
-        typedTo: typed.program,
-        settled: true,
-        earlier: typed.earlier,
-        // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
-        fallbackQuietSeconds: 2,
-      });
-      return { ...answered, answer };
+      try {
+        const answer = await waitOnPane(args.wait, {
+          socket,
+          target: typed.paneId,
+          context,
+          extra,
+          cursor: typed.cursor,
+          screen: typed.screen,
+          typedTo: typed.program,
+          settled: true,
+          earlier: typed.earlier,
+          // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
+          fallbackQuietSeconds: 2,
+        });
+        return { ...answered, answer };
+      } finally {
+        if (typed.shown) await hideActivity(socket, typed.paneId);
+      }
     },
     text: (r) =>
       r.answer === undefined ? JSON.stringify(r) : `sent ${r.sent} to ${r.pane_id}` +

@@ -39,6 +39,9 @@ const paneSchema = objectSchema(PANE_FIELDS).extend({
   agent_granted: z.boolean().describe(
     "a person granted it to the agent, or the agent made it (what --granted-panes acts on)",
   ),
+  agent_owned: z.boolean().describe(
+    "a running tmux-mcp server made it (create_session, create_window, split_window)",
+  ),
   agent_running: z.boolean().describe("a run_command's command runs there now"),
 });
 const paneShape = { pane_id: paneIdSchema, socket_name: socketNameSchema };
@@ -102,7 +105,6 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         directory: args.start_directory,
         command: args.command,
         select: args.select,
-        grant: context.config.grantedPanes,
       });
     },
   }),

@@ -110,7 +110,6 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
       checkCreatable(args.name, socket.scope);
       return await newSession(socket, args.name, {
         own: socket.scope?.own ?? false,
-        grant: context.config.grantedPanes,
         width: args.width,
         height: args.height,
         windowName: args.window_name,

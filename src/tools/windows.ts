@@ -96,7 +96,6 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
         directory: args.start_directory,
         command: args.command,
         select: args.select,
-        grant: context.config.grantedPanes,
       });
     },
   }),

@@ -15,7 +15,11 @@ export async function leftovers(tmux: TestTmux, serverPid: number): Promise<stri
   for (const pane of panes) {
     const options = await tmux.run("show-options", "-p", "-t", pane);
     for (const line of options.split("\n")) {
-      if (line.startsWith("@tmux_mcp")) found.push(`option on ${pane}: ${line}`);
+      // What the server made is marked its own while it runs (see grants.ts); its guard takes
+      // the mark back when it ends.
+      if (line.startsWith("@tmux_mcp") && !line.startsWith("@tmux_mcp_made ")) {
+        found.push(`option on ${pane}: ${line}`);
+      }
     }
   }
   const ps = await new Deno.Command("ps", {

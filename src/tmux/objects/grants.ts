@@ -14,12 +14,40 @@ import { formatOf, parseRecords } from "../format.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { runTmux } from "../transport/command.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
+import { commandText } from "../transport/command_line.ts";
+import { isMark, ourMark, takenBackWhenGone } from "./taken_back.ts";
 
 /** The user option that grants a pane (on a pane, window or session). */
 export const GRANT_OPTION = `@${NAME_PREFIX}grant`;
 
 /** The grant's one valid value. */
 const GRANT_VALUE = "1";
+
+/**
+ * The user option that marks what a running tmux-mcp server made (the agent's own, granted to it
+ * too): a session (for all its panes), or a window's or split's pane; its value is the server
+ * process's mark (see taken_back.ts), and the server takes it back when it ends.
+ */
+export const MADE_OPTION = `@${NAME_PREFIX}made`;
+
+/**
+ * The commands that mark what was made (a pane, or a session by id) as this process's own; none
+ * when it could not take the mark back when it ends (see taken_back.ts).
+ */
+export async function markMade(
+  socket: TmuxSocket,
+  made: { reach: GrantReach; id: string },
+): Promise<string[][]> {
+  const mark = ourMark(socket);
+  if (mark === null) return [];
+  const scope = made.reach === "pane" ? ["-p"] : [];
+  const undo = [
+    ...["if-shell", "-F", "-t", made.id, `#{==:#{${MADE_OPTION}},${mark}}`],
+    commandText(["set-option", ...scope, "-u", "-t", made.id, MADE_OPTION]),
+  ];
+  if (!await takenBackWhenGone(socket, { object: made.id, kind: "made", undo })) return [];
+  return [["set-option", ...scope, "-t", made.id, MADE_OPTION, mark]];
+}
 
 /** How far a grant reaches. */
 export type GrantReach = "pane" | "session";
@@ -32,6 +60,7 @@ const PANE_FIELDS = [
   "window_name",
   "pane_current_command",
   GRANT_OPTION,
+  MADE_OPTION,
 ] as const;
 
 /** A pane as a grant check sees it, and whether it is granted. */
@@ -68,7 +97,7 @@ export async function panesGranted(socket: TmuxSocket, target: string): Promise<
     description: `pane ${pane.pane_id} in session ${JSON.stringify(pane.session_name)}, window ` +
       `${pane.window_index} (${JSON.stringify(pane.window_name)}), running ` +
       JSON.stringify(pane.pane_current_command),
-    granted: pane[GRANT_OPTION] === GRANT_VALUE,
+    granted: pane[GRANT_OPTION] === GRANT_VALUE || isMark(pane[MADE_OPTION]),
   }));
 }
 

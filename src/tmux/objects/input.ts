@@ -11,6 +11,7 @@ import { runTmux } from "../transport/command.ts";
 import { chained, THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "./target.ts";
+import { activityTitle, showActivity } from "./activity_mark.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "../version.ts";
 import { captureSince, screenRows } from "../read/capture.ts";
 import { guardPerson, noteTyped, PERSON_FIELDS, type PersonGuard } from "../read/person.ts";
@@ -62,6 +63,8 @@ export interface TypedInput {
   program: string;
   /** The lines written since `SendKeysOptions.since`, before the input (none without it). */
   earlier: string[];
+  /** The pane's title shows the input (see `SendKeysOptions.showing`). */
+  shown?: boolean;
 }
 
 /** Options for {@linkcode sendKeys}. */
@@ -81,6 +84,11 @@ export interface SendKeysOptions {
   screen?: boolean;
   /** A cursor where an earlier wait stopped reading: the lines since, before the input, too. */
   since?: string | null;
+  /**
+   * The caller waits for the program's answer: the pane's title shows the input meanwhile (see
+   * activity_mark.ts; {@linkcode hideActivity} ends it), unless a run of ours has the pane.
+   */
+  showing?: boolean;
 }
 
 /** Checks key names: an unknown one is refused, never typed as text. */
@@ -125,6 +133,11 @@ export async function sendKeys(
     : (await captureSince(socket, id, options.since).catch(() => null))?.lines ?? [];
   const { cursor } = await captureSince(socket, id, null, { typed: text });
   const screen = options.screen ? await screenRows(socket, id) : undefined;
+  const title = activityTitle(text ?? [...keys, ...options.enter ? ["Enter"] : []].join(" "));
+  const showing = options.showing && pane.runningMark === ""
+    ? await showActivity(socket, { paneId: id, title })
+    : [];
+  if (showing.length > 0) await runTmux(socket, showing.slice(0, -1));
   if (text !== null) {
     const target = { sessionId: pane.session_id, paneId: id };
     const reacted = after.length > 0 ? await outputAfter(socket, target) : null;
@@ -144,6 +157,7 @@ export async function sendKeys(
     runningMark: pane.runningMark,
     program: pane.program,
     earlier,
+    ...showing.length > 0 ? { shown: true } : {},
   };
 }
 

@@ -88,4 +88,5 @@ export {
   showOption,
 } from "./options.ts";
 export { signalChannel, waitForChannel, type WaitForChannelOptions } from "./channels.ts";
+export { hideActivity } from "./activity_mark.ts";
 export { displayMessage } from "./display.ts";

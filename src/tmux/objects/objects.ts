@@ -12,7 +12,8 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, intField, parseRecords, recordOf, splitRecords } from "../format.ts";
 import { checkId, queryPane } from "./target.ts";
 import { sessionsInScope } from "./scope.ts";
-import { GRANT_OPTION } from "./grants.ts";
+import { GRANT_OPTION, MADE_OPTION } from "./grants.ts";
+import { isMark } from "./taken_back.ts";
 import { RUNNING_OPTION } from "../names.ts";
 
 /** How a tmux format field is read: as text, an integer or a flag. */
@@ -81,17 +82,30 @@ export type Window = Typed<typeof WINDOW_FIELDS>;
 export type Pane = Typed<typeof PANE_FIELDS> & {
   /** A person granted it to the agent, or the agent made it (see grants.ts). */
   agent_granted: boolean;
+  /** A tmux-mcp server that still runs made it (see grants.ts). */
+  agent_owned: boolean;
   /** A run_command of a tmux-mcp server runs there now. */
   agent_running: boolean;
 };
 
 /** The user options a pane's agent fields are read from. */
-const AGENT_FIELDS = { [GRANT_OPTION]: "string", [RUNNING_OPTION]: "string" } as const;
+const AGENT_FIELDS = {
+  [GRANT_OPTION]: "string",
+  [MADE_OPTION]: "string",
+  [RUNNING_OPTION]: "string",
+} as const;
 
 /** A pane's fields as listed, its agent fields named. */
 function paneOf(record: Typed<typeof PANE_FIELDS & typeof AGENT_FIELDS>): Pane {
-  const { [GRANT_OPTION]: granted, [RUNNING_OPTION]: running, ...pane } = record;
-  return { ...pane, agent_granted: granted === "1", agent_running: running !== "" };
+  const { [GRANT_OPTION]: granted, [MADE_OPTION]: made, [RUNNING_OPTION]: running, ...pane } =
+    record;
+  const owned = isMark(made);
+  return {
+    ...pane,
+    agent_granted: granted === "1" || owned,
+    agent_owned: owned,
+    agent_running: running !== "",
+  };
 }
 
 function convert<S extends Spec>(spec: S, record: Record<string, string>): Typed<S> {

@@ -10,7 +10,7 @@ import { TmuxError } from "../errors.ts";
 import { runTmux } from "../transport/command.ts";
 import { chained, THEN } from "../transport/command_line.ts";
 import { markOwnCommand } from "./scope.ts";
-import { grantCommand, type GrantReach } from "./grants.ts";
+import { type GrantReach, markMade } from "./grants.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { getPane, literal, type Pane } from "./objects.ts";
@@ -31,21 +31,25 @@ export interface Created {
 
 const CREATED_FIELDS = ["session_id", "session_name", "window_id", "pane_id"] as const;
 
+/**
+ * Runs a create command, then, in one more tmux command, marks what it made as the agent's own
+ * (see `MADE_OPTION`: a new session, or the new pane) and runs `more` of it.
+ */
 async function created(
   socket: TmuxSocket,
   argv: string[],
-  options: { grant?: GrantReach | null } = {},
+  options: { reach: GrantReach; more?: (made: Created) => string[][] },
 ): Promise<Created> {
   const output = await runTmux(socket, argv);
   const [record] = parseRecords(output, CREATED_FIELDS);
   const made = record ?? { session_id: "", session_name: "", window_id: "", pane_id: "" };
-  // What the agent made is granted to it (--granted-panes).
-  if (options.grant && made.pane_id !== "") {
-    await runTmux(
-      socket,
-      grantCommand(options.grant, options.grant === "pane" ? made.pane_id : made.session_id),
-    );
-  }
+  if (made.pane_id === "") return made;
+  const { reach } = options;
+  const after = [
+    ...await markMade(socket, { reach, id: reach === "pane" ? made.pane_id : made.session_id }),
+    ...options.more?.(made) ?? [],
+  ];
+  if (after.length > 0) await runTmux(socket, chained(after));
   return made;
 }
 
@@ -56,8 +60,6 @@ export interface SpawnOptions {
   directory?: string | null;
   /** Program to run instead of the default shell. */
   command?: string | null;
-  /** Grant what is made to the agent (see grants.ts). */
-  grant?: boolean;
 }
 
 /** Where a new window or pane starts unless told: where its target pane's program is. */
@@ -100,20 +102,18 @@ export async function newSession(
   if (options.height != null) size.push("-y", String(options.height));
   argv.push(...size);
   if (options.windowName != null) argv.push("-n", literal(options.windowName));
-  const session = await created(socket, spawnArgs(argv, options, false), {
-    grant: options.grant ? "session" : null,
+  return await created(socket, spawnArgs(argv, options, false), {
+    reach: "session",
+    more: (session) => [
+      ...options.own ? [markOwnCommand(session.session_id)] : [],
+      ...size.length > 0
+        ? [
+          ["resize-window", "-t", session.window_id, ...size],
+          ["set-option", "-w", "-u", "-t", session.window_id, "window-size"],
+        ]
+        : [],
+    ],
   });
-  const after = [
-    ...options.own ? [markOwnCommand(session.session_id)] : [],
-    ...size.length > 0
-      ? [
-        ["resize-window", "-t", session.window_id, ...size],
-        ["set-option", "-w", "-u", "-t", session.window_id, "window-size"],
-      ]
-      : [],
-  ];
-  if (after.length > 0) await runTmux(socket, chained(after));
-  return session;
 }
 
 /** Options for {@linkcode newWindow}. */
@@ -134,7 +134,7 @@ export function newWindow(
   if (!options.select) argv.push("-d");
   if (sessionId !== null) argv.push("-t", `${sessionId}:`);
   if (options.name != null) argv.push("-n", literal(options.name));
-  return created(socket, spawnArgs(argv, options, true), { grant: options.grant ? "pane" : null });
+  return created(socket, spawnArgs(argv, options, true), { reach: "pane" });
 }
 
 /** Options for {@linkcode splitWindow}. */
@@ -158,7 +158,7 @@ export function splitWindow(
   if (options.direction === "left" || options.direction === "up") argv.push("-b");
   if (!options.select) argv.push("-d");
   if (options.size != null) argv.push("-l", String(options.size));
-  return created(socket, spawnArgs(argv, options, true), { grant: options.grant ? "pane" : null });
+  return created(socket, spawnArgs(argv, options, true), { reach: "pane" });
 }
 
 /** `rename-session`. */

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { restoreText } from "./activity_mark.ts";
+import { restoreText } from "../objects/activity_mark.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { NO_TMUX_REASON } from "./run_end.ts";
 import { commandDigest, FETCH_CHECK_DIGITS } from "./run_function.ts";

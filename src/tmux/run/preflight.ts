@@ -5,7 +5,7 @@
  * @module
  */
 
-import { restoreCommands } from "./activity_mark.ts";
+import { restoreCommands } from "../objects/activity_mark.ts";
 import { clearStaleMark } from "./stale_mark.ts";
 import { runTmux } from "../transport/command.ts";
 import { delay } from "../../util/mod.ts";

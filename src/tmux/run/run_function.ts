@@ -6,7 +6,7 @@
  * @module
  */
 
-import { restoreText } from "./activity_mark.ts";
+import { restoreText } from "../objects/activity_mark.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { KILLED, NO_HASH_TOOL, NO_TMUX, TAMPERED } from "./run_end.ts";
 import {

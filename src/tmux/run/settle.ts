@@ -6,7 +6,7 @@
  * @module
  */
 
-import { restoreCommands } from "./activity_mark.ts";
+import { restoreCommands } from "../objects/activity_mark.ts";
 import { runTmux } from "../transport/command.ts";
 import { afterCall } from "../call_deadline.ts";
 import { TmuxError } from "../errors.ts";

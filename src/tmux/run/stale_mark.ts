@@ -8,7 +8,7 @@
  * @module
  */
 
-import { restoreText } from "./activity_mark.ts";
+import { restoreText } from "../objects/activity_mark.ts";
 import { delay } from "../../util/mod.ts";
 import { callDeadline } from "../call_deadline.ts";
 import { spawnRun } from "../transport/exec.ts";

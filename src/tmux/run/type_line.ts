@@ -5,7 +5,7 @@
  * @module
  */
 
-import { activityTitle, restoreText, showActivity } from "./activity_mark.ts";
+import { activityTitle, restoreText, showActivity } from "../objects/activity_mark.ts";
 import { TmuxError } from "../errors.ts";
 import { runTmux } from "../transport/command.ts";
 import { THEN } from "../transport/command_line.ts";

@@ -37,6 +37,6 @@ export interface TmuxSocket {
   readonly watchers: WatcherPool | null;
   /** The sessions calls may see and touch (see scope.ts); null: every session. */
   readonly scope: Scope | null;
-  /** A run shows itself in its pane's title while under way (see run/activity_mark.ts). */
+  /** A run shows itself in its pane's title while under way (see objects/activity_mark.ts). */
   readonly showActivity: boolean;
 }

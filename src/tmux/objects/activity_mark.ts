@@ -17,8 +17,8 @@
 
 import { NAME_PREFIX } from "../names.ts";
 import { chained, commandText, THEN } from "../transport/command_line.ts";
-import { runWhenGone } from "../transport/orphan_guard.ts";
-import { lockKey } from "../transport/exec.ts";
+import { ourMark, takenBackWhenGone } from "./taken_back.ts";
+import { runTmux } from "../transport/command.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 
 /** The title shown while a run is under way. */
@@ -94,15 +94,11 @@ export async function showActivity(
   socket: TmuxSocket,
   call: { paneId: string; title: string },
 ): Promise<string[]> {
-  const gates = socket.controls?.gates ?? socket.watchers?.gates;
-  if (!socket.showActivity || gates === undefined || socket.remote !== null) return [];
+  const by = ourMark(socket);
+  if (!socket.showActivity || by === null) return [];
   const { paneId, title } = call;
-  const by = gates.orphans.mark;
-  const guarded = await runWhenGone(gates.orphans, socket, {
-    key: lockKey(socket, paneId),
-    commands: commandText(restoreCommands(paneId, by)),
-  });
-  if (!guarded) return [];
+  const undo = restoreCommands(paneId, by);
+  if (!await takenBackWhenGone(socket, { object: paneId, kind: "title", undo })) return [];
   const kept = `#{?#{&&:#{${SHOWN_OPTION}},${stillShown(null)}},#{${SAVED_OPTION}},#{pane_title}}`;
   return [
     ...["set-option", "-p", "-F", "-t", paneId, SAVED_OPTION, kept, THEN],
@@ -110,4 +106,11 @@ export async function showActivity(
     ...["set-option", "-p", "-t", paneId, BY_OPTION, by, THEN],
     ...["select-pane", "-t", paneId, "-T", `#{${SHOWN_OPTION}}`, THEN],
   ];
+}
+
+/** Puts back the pane's title if this process's is still shown there (see {@linkcode showActivity}). */
+export async function hideActivity(socket: TmuxSocket, paneId: string): Promise<void> {
+  const by = ourMark(socket);
+  if (by === null) return;
+  await runTmux(socket, restoreCommands(paneId, by)).catch(() => {});
 }
