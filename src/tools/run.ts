@@ -57,6 +57,10 @@ const remoteOutput = {
 
 const output = {
   pane_id: z.string().describe("the pane that received the command"),
+  person_keys: z.literal(true).optional().describe(
+    "a person's client pressed keys in the pane while the command ran: the terminal echoed " +
+      "them (they may show in output) and they wait at the shell's prompt",
+  ),
   shell: z.string().nullable().describe(
     "the shell that ran it (bash, fish, nu...): write commands in its language; null: not known",
   ),

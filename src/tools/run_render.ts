@@ -107,6 +107,9 @@ function summary(result: ToolRunResult): string {
     notes.push(`${lines(result.output_cut_lines)} cut inside for length`);
   }
   if (result.output_source === "screen") notes.push("read from the screen");
+  if (result.person_keys) {
+    notes.push("a person typed in the pane meanwhile: their keys may show in the output");
+  }
   if (result.lines_missed) notes.push("some output had already left tmux's history");
   if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
   if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");

@@ -134,6 +134,24 @@ export async function guardPerson(
   typedPanes.set(key, { at, pending: known?.pending ?? "" });
 }
 
+/**
+ * Whether a person's client pressed keys in the pane since the server last looked there before
+ * typing (their keys then went to what the server ran: the terminal echoes them into its output,
+ * and they wait at the shell's next prompt), as a fresh listing of the session's clients tells.
+ * False at once where no person's client was attached at that look.
+ */
+export async function personKeysSinceLook(
+  socket: TmuxSocket,
+  pane: { paneId: string; sessionId: string },
+): Promise<boolean> {
+  const known = typedPanes.get(lockKey(socket, pane.paneId));
+  const listed = listings.get(lockKey(socket, pane.sessionId));
+  if (known === undefined || listed === undefined) return false;
+  if ((await listed.clients.catch(() => [])).length === 0) return false;
+  const clients = await listClients(socket, pane.sessionId).catch(() => []);
+  return clients.some((client) => client.pane === pane.paneId && client.activity >= known.at);
+}
+
 /** A client a person may type at: its last key (seconds since the epoch) and its active pane. */
 interface PersonClient {
   activity: number;
@@ -179,15 +197,24 @@ async function personSeen(
 const listings = new BoundedMap<string, { at: number; clients: Promise<PersonClient[]> }>(
   PANES_MAX,
 );
-/** How long a listing of clients serves (ms): well within the 2 s a person's keys count. */
+/** How long a listing that found no person's client serves (ms). */
 const LISTING_MS = 250;
 
-/** The clients of a session a person may type at (not read-only, not a program's control). */
-function people(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
+/**
+ * The clients of a session a person may type at (not read-only, not a program's control). A
+ * listing that found none serves the calls of a moment; where a person's client is attached,
+ * every look lists anew: a key pressed since the last listing counts.
+ */
+async function people(socket: TmuxSocket, sessionId: string): Promise<PersonClient[]> {
   // A session by id, keyed as a pane is: ids of both kinds are unique on their server.
   const key = lockKey(socket, sessionId);
   const listed = listings.get(key);
-  if (listed !== undefined && Date.now() - listed.at < LISTING_MS) return listed.clients;
+  if (
+    listed !== undefined && Date.now() - listed.at < LISTING_MS &&
+    (await listed.clients.catch(() => [undefined])).length === 0
+  ) {
+    return [];
+  }
   const clients = listClients(socket, sessionId);
   listings.set(key, { at: Date.now(), clients });
   // A failed listing is not kept.

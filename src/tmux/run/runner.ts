@@ -28,10 +28,11 @@ import { isMarker } from "./preflight.ts";
 import { progressReporter } from "./progress.ts";
 import { runIdOf } from "./record.ts";
 import { linkDropped, transportLost } from "./link_lost.ts";
-import { deleteFetched, typeLine } from "./type_line.ts";
+import { deleteFetched, PANE_CHANGED, typeLine } from "./type_line.ts";
 import { callNames } from "./shell.ts";
 import { functionFor, namedInRefusal, paneTurn, type Runner } from "./state.ts";
-import { NO_OUTPUT, type RunRequest, type RunResult } from "./types.ts";
+import { NO_OUTPUT, ordered, type RunRequest, type RunResult } from "./types.ts";
+import { personKeysSinceLook } from "../read/person.ts";
 import { RunOutput } from "./run_output.ts";
 import { channelEnd } from "./wait.ts";
 import { RunStream } from "./stream.ts";
@@ -62,6 +63,9 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
   }
 }
 
+/** How many times a call looks at its pane that changed before it types (see type_line.ts). */
+const LOOKS_MAX = 4;
+
 async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult> {
   const started = Date.now();
   const { socket, paneId } = request;
@@ -78,14 +82,22 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   const deadline = started + request.timeout * 1000;
   const release = await paneTurn(runner, key, { paneId, deadline, signal: request.signal });
   try {
-    const looked = await lookAtPane(runner, request, { key, deadline });
-    base.shell = looked.shell;
-    if (looked.notTyped !== undefined) return notStarted(base, looked.notTyped, elapsed());
-    const names = callNames(nonce);
-    return await typeAndFollow(
-      { runner, request, key, names, started, base, elapsed },
-      looked.pane,
-    );
+    // A pane that changed between the look and the typing (a person's key, output) is looked at
+    // again; past the last look, the line is typed as the look left it.
+    for (let look = 1;; look++) {
+      const looked = await lookAtPane(runner, request, { key, deadline });
+      base.shell = looked.shell;
+      if (looked.notTyped !== undefined) return notStarted(base, looked.notTyped, elapsed());
+      const names = callNames(nonce);
+      const result = await typeAndFollow(
+        { runner, request, key, names, started, base, elapsed },
+        { ...looked.pane, checked: look < LOOKS_MAX },
+      );
+      if (result === PANE_CHANGED) continue;
+      const target = { paneId, sessionId: looked.pane.state.session_id };
+      const typedOver = result.started !== false && await personKeysSinceLook(socket, target);
+      return typedOver ? ordered({ ...result, person_keys: true }) : result;
+    }
   } finally {
     release();
   }
@@ -96,7 +108,10 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
  * byte stream when a watcher can be had (subscribed before the line is typed, so no byte is
  * missed); else the server waits on the channel and reads the screen.
  */
-async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult> {
+async function typeAndFollow(
+  start: Start,
+  pane: TypablePane & { checked: boolean },
+): Promise<RunResult | typeof PANE_CHANGED> {
   const { runner, request, names } = start;
   const { socket, paneId } = request;
   const { state } = pane;
@@ -139,7 +154,7 @@ async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult
       ? (await captureSince(socket, paneId, null, { raw: true })).cursor
       : null;
     const line = attempt.line = await firstLine(attempt);
-    const notTyped = await typeFirst(attempt, line);
+    const notTyped = await typeFirst(attempt, line, pane.checked);
     if (notTyped !== null) return notTyped;
     // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
     // the waiter arrives is kept by tmux until it does.
@@ -166,11 +181,15 @@ async function typeAndFollow(start: Start, pane: TypablePane): Promise<RunResult
  * Types the first line, claiming the pane: null once typed, else the result of a call that typed
  * nothing (another server's run holds the pane), was cancelled as it typed, or lost its link.
  */
-async function typeFirst(attempt: Attempt, line: Line): Promise<RunResult | null> {
+async function typeFirst(
+  attempt: Attempt,
+  line: Line,
+  checked: boolean,
+): Promise<RunResult | null | typeof PANE_CHANGED> {
   const { request, base } = attempt;
   attempt.stream?.typing(line.typed, attempt.typing);
   if (line.launched !== null) attempt.stream?.expectRefusals(line.launched.refusals);
-  let claimed: string | null;
+  let claimed: string | null | typeof PANE_CHANGED;
   try {
     claimed = await typeLine(line.call, {
       typed: line.typed,
@@ -180,6 +199,7 @@ async function typeFirst(attempt: Attempt, line: Line): Promise<RunResult | null
       buffered: line.buffered,
       record: line.record,
       definition: line.fetch,
+      seen: checked ? attempt.pane.anchor : null,
     });
   } catch (error) {
     if (error instanceof TmuxError && error.code === "cancelled" && request.signal?.aborted) {
@@ -204,7 +224,7 @@ async function typeFirst(attempt: Attempt, line: Line): Promise<RunResult | null
     if (line.record === null || !await linkDropped(request.socket, error)) throw error;
     return transportLost({ ...base, elapsed_seconds: attempt.elapsed() }, request.socket);
   }
-  if (claimed === null) return null;
+  if (claimed === null || claimed === PANE_CHANGED) return claimed;
   namedInRefusal(attempt.runner, attempt.key, claimed);
   return notStarted(
     base,

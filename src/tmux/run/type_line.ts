@@ -13,6 +13,8 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { RUNNING_OPTION } from "./shell.ts";
 import { noteTypedLine } from "../read/typed_lines.ts";
 import type { PaneCall } from "./state.ts";
+import type { Position } from "./types.ts";
+import { NAME_PREFIX } from "../names.ts";
 
 /**
  * Commands up to this many bytes go to their buffer over the control client, larger ones on a
@@ -22,6 +24,31 @@ const SET_BUFFER_MAX = 64 * 1024;
 
 /** C-u: line editors' unix-line-discard, and the terminal's kill character. */
 const KILL_LINE = "\x15";
+
+/** What {@linkcode typeLine} returns when the pane changed since the call looked at it. */
+export const PANE_CHANGED: unique symbol = Symbol("pane changed");
+
+/** Set, then set again with `-o` (which fails), when the pane changed since the look. */
+const CHANGED_OPTION = `@${NAME_PREFIX}changed`;
+
+/**
+ * The commands that end the tmux command they start (as a failed `set-option -o` does) when the
+ * pane's cursor or history is not where the call saw it as it looked: a person's key pressed in
+ * between, or output. tmux runs one client's commands together, with no key handled between.
+ */
+function unchangedSince(paneId: string, seen: Position): string[] {
+  const same = (field: string, value: number) => `#{==:#{${field}},${value}}`;
+  const where = `#{&&:${same("cursor_x", seen.x)},` +
+    `#{&&:${same("cursor_y", seen.y)},${same("history_size", seen.history)}}}`;
+  return [
+    ...["set-option", "-p", "-u", "-t", paneId, CHANGED_OPTION, THEN],
+    ...["if-shell", "-F", "-t", paneId, `#{?${where},,1}`],
+    `set-option -p -t ${paneId} ${CHANGED_OPTION} 1`,
+    THEN,
+    ...["set-option", "-p", "-o", "-t", paneId, CHANGED_OPTION, "1", THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, CHANGED_OPTION, THEN],
+  ];
+}
 
 /**
  * Types the line into the pane in one tmux command: the running mark is claimed (set only if it
@@ -41,10 +68,13 @@ export async function typeLine(
     record: string | null;
     /** The run function's definition, set in its buffer for the line to fetch. */
     definition?: { buffer: string; text: string } | null;
+    /** Where the pane's cursor and history were as the call looked: typed only if still so. */
+    seen?: Position | null;
   },
-): Promise<string | null> {
+): Promise<string | null | typeof PANE_CHANGED> {
   const { socket, paneId, names } = call;
   const claim = [
+    ...line.seen ? unchangedSince(paneId, line.seen) : [],
     ...["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN],
     ...await showActivity(socket, { paneId, title: activityTitle(line.shown) }),
     ...line.record === null
@@ -61,6 +91,12 @@ export async function typeLine(
     await runTmux(socket, ...withBuffered(call, line.buffered, [claim, paste]));
     return null;
   } catch (error) {
+    if (error instanceof TmuxError && error.message.includes(`already set: ${CHANGED_OPTION}`)) {
+      await runTmux(socket, ["set-option", "-p", "-u", "-t", paneId, CHANGED_OPTION]).catch(
+        () => {},
+      );
+      return PANE_CHANGED;
+    }
     if (error instanceof TmuxError && /already set/.test(error.message)) {
       return (await runTmux(socket, [
         ...["display-message", "-p", "-t", paneId, `#{${RUNNING_OPTION}}`],

@@ -113,6 +113,11 @@ export interface RunResult extends OutputFields {
   /** A remote host's link dropped during the call: the command may still be running. */
   transport_lost?: boolean;
   /**
+   * Present (true) when a person's client pressed keys in the pane while the command ran: the
+   * terminal echoed them, so they may show in output, and they wait at the shell's prompt.
+   */
+  person_keys?: true;
+  /**
    * False: the command never started and never will (see not_started_reason). Null: unknown, the
    * line was typed and may still run (wait_for_command collects it).
    */
@@ -138,6 +143,7 @@ export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "prompt",
   "full_screen",
   "transport_lost",
+  "person_keys",
   "started",
   "not_started_reason",
   "no_status_reason",
