@@ -98,7 +98,7 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target }) {
       return await splitWindow(socket, target, {
         direction: args.direction,
         size: args.size,

@@ -106,7 +106,7 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, context }) {
+    async run(args, { socket }) {
       checkCreatable(args.name, socket.scope);
       return await newSession(socket, args.name, {
         own: socket.scope?.own ?? false,

@@ -90,7 +90,7 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target }) {
       return await newWindow(socket, target, {
         name: args.name,
         directory: args.start_directory,

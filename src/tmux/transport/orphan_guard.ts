@@ -28,7 +28,8 @@ export interface OrphanGuards {
 }
 
 /** One tmux server's guard. */
-interface Guard {
+export interface Guard {
+  /** The guard's tmux client. */
   readonly child: Deno.ChildProcess;
   /** Its standard input: what tmux runs once we are gone. */
   readonly writer: WritableStreamDefaultWriter<Uint8Array>;
