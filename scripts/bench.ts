@@ -235,6 +235,27 @@ try {
     target: { text: "target <= 2.5x", met: median(rt) / floor <= 2.5 },
   });
 
+  // What a person sees: from the call's start to the pane's title naming the run.
+  const shown: number[] = [];
+  for (let i = 0; i < n(20); i++) {
+    const t0 = performance.now();
+    const call = runCommand(client, pane, "sleep 0.3");
+    let seen = Infinity;
+    while (seen === Infinity && performance.now() - t0 < 1000) {
+      const title = await tmux(tmuxServer.socketName, "display", "-p", "-t", pane, "#{pane_title}");
+      if (title.startsWith("[agent] ")) seen = performance.now() - t0;
+    }
+    await call;
+    shown.push(seen);
+  }
+  report("activity_title_ms", "activity title shown, from the call's start, p50", median(shown), {
+    unit: " ms",
+  });
+  report("activity_title_max_ms", "  the slowest", Math.max(...shown), {
+    unit: " ms",
+    target: { text: "target <= 100 ms", met: Math.max(...shown) <= 100 },
+  });
+
   // The shells run through the launcher (a fresh `<shell> -c` a call), beside bash's figure.
   const shellHome = await Deno.makeTempDir({ prefix: "tmux-mcp-bench-" });
   for (const shell of ["fish", "nu", "tcsh", "csh", "elvish", "xonsh", "rc"]) {

@@ -31,8 +31,9 @@ const GRANT_VALUE = "1";
 export const MADE_OPTION = `@${NAME_PREFIX}made`;
 
 /**
- * The commands that mark what was made (a pane, or a session by id) as this process's own; none
- * when it could not take the mark back when it ends (see taken_back.ts).
+ * The commands that mark what was made (a pane, or a session by id) as this process's own, taken
+ * back when it ends (see taken_back.ts); on a remote host, where nothing would take it back, it
+ * stays (that host's panes the agent made stay granted to any later server process).
  */
 export async function markMade(
   socket: TmuxSocket,
@@ -45,7 +46,8 @@ export async function markMade(
     ...["if-shell", "-F", "-t", made.id, `#{==:#{${MADE_OPTION}},${mark}}`],
     commandText(["set-option", ...scope, "-u", "-t", made.id, MADE_OPTION]),
   ];
-  if (!await takenBackWhenGone(socket, { object: made.id, kind: "made", undo })) return [];
+  const guarded = await takenBackWhenGone(socket, { object: made.id, kind: "made", undo });
+  if (!guarded && socket.remote === null) return [];
   return [["set-option", ...scope, "-t", made.id, MADE_OPTION, mark]];
 }
 

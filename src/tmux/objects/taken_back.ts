@@ -9,7 +9,7 @@
 
 import { commandText } from "../transport/command_line.ts";
 import { lockKey } from "../transport/exec.ts";
-import { runWhenGone } from "../transport/orphan_guard.ts";
+import { runWhenWeEnd } from "../transport/gate.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 
 /** This process's mark (unique to it, as its control clients carry it); null: it attaches nothing. */
@@ -24,16 +24,16 @@ export function isMark(value: string): boolean {
 
 /**
  * Has `undo` (THEN-chained tmux commands) run when this process ends, once per `object` (a pane,
- * window or session id) and kind; false when nothing would run it (a remote host's tmux, no guard
- * there yet): the caller then sets nothing.
+ * window or session id) and kind; false when nothing would run it (a remote host's tmux): the
+ * caller then sets nothing, or says so.
  */
 export async function takenBackWhenGone(
   socket: TmuxSocket,
   entry: { object: string; kind: string; undo: string[] },
 ): Promise<boolean> {
   const gates = socket.controls?.gates ?? socket.watchers?.gates;
-  if (gates === undefined || socket.remote !== null) return false;
-  return await runWhenGone(gates.orphans, socket, {
+  if (gates === undefined) return false;
+  return await runWhenWeEnd(gates, socket, {
     key: `${entry.kind} ${lockKey(socket, entry.object)}`,
     commands: commandText(entry.undo),
   });

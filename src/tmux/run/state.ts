@@ -12,6 +12,7 @@ import { lockKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
 import { TmuxError } from "../errors.ts";
+import { restoreText } from "../objects/activity_mark.ts";
 import { queryPane } from "../objects/target.ts";
 import { type CallNames, markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
 import { type RunFunction, runFunction } from "./run_function.ts";
@@ -174,7 +175,9 @@ export async function forgetRun(call: PaneCall): Promise<void> {
   await runTmux(socket, [
     ...["set-option", "-p", "-u", "-t", paneId, names.record, THEN],
     ...["set-option", "-p", "-u", "-t", paneId, names.quietRecord, THEN],
-    ...["set-option", "-p", "-u", "-t", paneId, names.option],
+    ...["set-option", "-p", "-u", "-t", paneId, names.option, THEN],
+    // A title no trailer took back (its mark was cleared by another hand) goes with the run.
+    ...["if-shell", "-F", "-t", paneId, `#{==:#{${RUNNING_OPTION}},}`, restoreText(paneId)],
   ]).catch(() => {});
   await drainChannels(socket, [names.channel]).catch(() => {});
 }

@@ -26,7 +26,13 @@ import { acquire, createKeyedLock, type KeyedLock } from "../lock.ts";
 import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "./exec.ts";
 import { readLines, terminate } from "./lines.ts";
 import { commandsOf, QUERIES } from "./command_line.ts";
-import { createOrphanGuards, guard, markArgs, type OrphanGuards } from "./orphan_guard.ts";
+import {
+  createOrphanGuards,
+  guard,
+  markArgs,
+  type OrphanGuards,
+  runWhenGone,
+} from "./orphan_guard.ts";
 import { socketPath, type SocketPaths } from "./socket_path.ts";
 import { checkCallDeadline, withCallDeadline, withinCall } from "../call_deadline.ts";
 
@@ -219,4 +225,23 @@ export function gated<T>(
   const gates = socket.controls?.gates ?? socket.watchers?.gates;
   if (gates === undefined || !commandsOf(args).some(notifies)) return work();
   return whileNoClientConnects(gates, socket, work);
+}
+
+/**
+ * Has the guard of a local tmux server (started first if none runs: see orphan_guard.ts) run
+ * `entry.commands` when this process ends; false when none can (a remote host's tmux, no socket
+ * path).
+ */
+export async function runWhenWeEnd(
+  gates: ClientGates,
+  socket: SocketAddress,
+  entry: { key: string; commands: string },
+): Promise<boolean> {
+  if (socket.remote) return false;
+  if (!gates.orphans.running.has(socketKey(socket))) {
+    const path = await socketPath(gates.paths, socket);
+    if (path === null) return false;
+    guard(gates.orphans, socket, { path });
+  }
+  return await runWhenGone(gates.orphans, socket, entry);
 }
