@@ -118,10 +118,9 @@ Deno.test("a server that exits, or is killed, while its run goes on takes the ru
         return !marks.includes("tmux_mcp");
       });
       await tmux.run("kill-session", "-t", made.session_id as string);
-      await until("the run ended", async () => {
-        await tmux.run("send-keys", "-t", pane, "C-c");
-        return !(await commandRunning(tmux, pane));
-      });
+      // One C-c: a second one could reach the shell after the next round's keys, and drop them.
+      await tmux.run("send-keys", "-t", pane, "C-c");
+      await until("the run ended", async () => !(await commandRunning(tmux, pane)));
       assertEquals(await titleOf(tmux, pane), person);
     }
   } finally {
@@ -168,3 +167,35 @@ testNeeding(
     });
   },
 );
+
+Deno.test("a session whose program ends at once is made all the same: nothing is left to mark", async () => {
+  await withServer("stdio", {}, async (conn) => {
+    for (let i = 0; i < 5; i++) {
+      const made = await callTool(conn, "create_session", { name: `brief-${i}`, command: "true" });
+      assert(!made.isError, textOf(made));
+    }
+  });
+});
+
+Deno.test("a title holding a backslash is left as it is, run after run (tmux 3.7 keeps it escaped)", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    await tmux.run("send-keys", "-t", pane, "-l", "printf '\\033]2;a\\\\b\\033\\\\'; clear");
+    await tmux.run("send-keys", "-t", pane, "Enter");
+    await until("the title is set", async () => (await titleOf(tmux, pane)).startsWith("a\\"));
+    const kept = await titleOf(tmux, pane);
+    for (let i = 0; i < 3; i++) {
+      const ran = await callTool(conn, "run_command", { pane_id: pane, command: PRINTS_TITLE });
+      assertEquals((ran.structuredContent as Json).output, [kept], textOf(ran));
+    }
+    assertEquals(await titleOf(tmux, pane), kept);
+    // A command's own backslashes show as ⧵ in the title, and the title before comes back.
+    await setTitle(tmux, pane, "plain");
+    const ran = await callTool(conn, "run_command", {
+      pane_id: pane,
+      command: `: a\\b; ${PRINTS_TITLE}`,
+    });
+    assertEquals((ran.structuredContent as Json).output, [`[agent] : a⧵b; ${PRINTS_TITLE}`]);
+    assertEquals(await titleOf(tmux, pane), "plain");
+  });
+});

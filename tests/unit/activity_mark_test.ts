@@ -6,6 +6,8 @@ Deno.test("activityTitle: the command's printable text, cut to 40 characters", (
   assertEquals(activityTitle("make test"), "[agent] make test");
   // Control characters (a tab, an escape a command may hold) are blanks; ends trimmed.
   assertEquals(activityTitle("\tprintf '\x1b[1m'\r "), "[agent] printf ' [1m'");
+  // A backslash shows as ⧵: tmux 3.7 on would keep it doubled.
+  assertEquals(activityTitle("printf 'a\\n'"), "[agent] printf 'a⧵n'");
   const long = "é".repeat(50);
   assertEquals(activityTitle(long), `[agent] ${"é".repeat(39)}…`);
   assertEquals(activityTitle("x".repeat(40)), `[agent] ${"x".repeat(40)}`);

@@ -34,10 +34,14 @@ export const ACTIVITY_PREFIX = "[agent] ";
 /** Characters of the command a title shows (tmux's default status line shows 21 of a title). */
 const COMMAND_CHARS = 40;
 
-/** The title shown while `command` (as readers see it, see typed_lines.ts) runs. */
+/**
+ * The title shown while `command` (as readers see it, see typed_lines.ts) runs: no control
+ * character, and no backslash (tmux 3.7 on keeps a title's backslashes doubled, see
+ * {@linkcode showActivity}), shown as `⧵`.
+ */
 export function activityTitle(command: string): string {
   // deno-lint-ignore no-control-regex
-  const printable = command.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").trim();
+  const printable = command.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ").replaceAll("\\", "⧵").trim();
   const chars = [...printable];
   const cut = chars.length > COMMAND_CHARS
     ? `${chars.slice(0, COMMAND_CHARS - 1).join("")}…`
@@ -88,7 +92,9 @@ export function restoreText(pane: string, options: { shell?: boolean } = {}): st
  * The commands (THEN-chained, ending with THEN) that show `title` on the pane as its run is
  * claimed, the title it replaces kept (a title of ours still shown keeps the one it replaced);
  * none when the marks are off, or when nothing would put the title back should this process die
- * (no guard runs for that tmux server: a remote host's, say).
+ * (no guard runs for that tmux server: a remote host's, say). A title holding a backslash is left
+ * as it is: tmux 3.7 on keeps titles escaped (`\\` for a backslash, `\t` for a tab...) and escapes
+ * again what it is given, so it could not be put back as it was (each run would double it).
  */
 export async function showActivity(
   socket: TmuxSocket,
@@ -100,12 +106,14 @@ export async function showActivity(
   const undo = restoreCommands(paneId, by);
   if (!await takenBackWhenGone(socket, { object: paneId, kind: "title", undo })) return [];
   const kept = `#{?#{&&:#{${SHOWN_OPTION}},${stillShown(null)}},#{${SAVED_OPTION}},#{pane_title}}`;
-  return [
+  const show = [
     ...["set-option", "-p", "-F", "-t", paneId, SAVED_OPTION, kept, THEN],
     ...["set-option", "-p", "-t", paneId, SHOWN_OPTION, title, THEN],
     ...["set-option", "-p", "-t", paneId, BY_OPTION, by, THEN],
-    ...["select-pane", "-t", paneId, "-T", `#{${SHOWN_OPTION}}`, THEN],
+    ...["select-pane", "-t", paneId, "-T", `#{${SHOWN_OPTION}}`],
   ];
+  const plain = "#{==:#{pane_title},#{s/\\\\//:pane_title}}";
+  return ["if-shell", "-F", "-t", paneId, plain, commandText(show), THEN];
 }
 
 /** Puts back the pane's title if this process's is still shown there (see {@linkcode showActivity}). */

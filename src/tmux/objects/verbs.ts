@@ -49,7 +49,12 @@ async function created(
     ...await markMade(socket, { reach, id: reach === "pane" ? made.pane_id : made.session_id }),
     ...options.more?.(made) ?? [],
   ];
-  if (after.length > 0) await runTmux(socket, chained(after));
+  try {
+    if (after.length > 0) await runTmux(socket, chained(after));
+  } catch (error) {
+    // What was made is gone already (its program ended at once): nothing is left to mark.
+    if (!(error instanceof TmuxError && error.code === "not_found")) throw error;
+  }
   return made;
 }
 
