@@ -37,6 +37,16 @@ async function setTitle(tmux: TestTmux, pane: string, title: string): Promise<st
   return await titleOf(tmux, pane);
 }
 
+/**
+ * Once the run's trailer has run: a result comes back at the run's end marker, and the trailer's
+ * tmux command, which puts the title back and drops the options that held it, a moment later.
+ */
+async function trailerRan(tmux: TestTmux, pane: string): Promise<void> {
+  await until("the trailer ran", async () => {
+    return !(await tmux.run("show-options", "-p", "-t", pane)).includes("@tmux_mcp_shown");
+  });
+}
+
 /** A command that prints its pane's title as it starts. */
 const PRINTS_TITLE = "tmux display -p '#{pane_title}'";
 
@@ -48,6 +58,7 @@ Deno.test("a run shows itself in its pane's title from its start, and the title 
     const ran = await callTool(conn, "run_command", { pane_id: pane, command: PRINTS_TITLE });
     const result = ran.structuredContent as Json;
     assertEquals(result.output, [`[agent] ${PRINTS_TITLE}`], textOf(ran));
+    await trailerRan(tmux, pane);
     assertEquals(await titleOf(tmux, pane), person);
     // A long command shows its start; a program's own title, set during the run, stays.
     const own = await callTool(conn, "run_command", {
@@ -56,6 +67,7 @@ Deno.test("a run shows itself in its pane's title from its start, and the title 
     });
     const shown = (own.structuredContent as Json).output as string[];
     assertEquals(shown, [`[agent] ${`${PRINTS_TITLE}; printf`.slice(0, 39)}…`], textOf(own));
+    await trailerRan(tmux, pane);
     assertEquals(await titleOf(tmux, pane), "its own");
     // Interrupted: the run's end (C-c) takes its title back too.
     await setTitle(tmux, pane, PERSON_TITLE);
@@ -121,6 +133,7 @@ Deno.test("a server that exits, or is killed, while its run goes on takes the ru
       // One C-c: a second one could reach the shell after the next round's keys, and drop them.
       await tmux.run("send-keys", "-t", pane, "C-c");
       await until("the run ended", async () => !(await commandRunning(tmux, pane)));
+      await trailerRan(tmux, pane);
       assertEquals(await titleOf(tmux, pane), person);
     }
   } finally {
@@ -196,6 +209,7 @@ Deno.test("a title holding a backslash is left as it is, run after run (tmux 3.7
       command: `: a\\b; ${PRINTS_TITLE}`,
     });
     assertEquals((ran.structuredContent as Json).output, [`[agent] : a⧵b; ${PRINTS_TITLE}`]);
+    await trailerRan(tmux, pane);
     assertEquals(await titleOf(tmux, pane), "plain");
   });
 });

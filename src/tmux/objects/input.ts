@@ -11,7 +11,7 @@ import { runTmux } from "../transport/command.ts";
 import { chained, THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "./target.ts";
-import { activityTitle, showActivity } from "./activity_mark.ts";
+import { activityTitle, hideActivity, showActivity } from "./activity_mark.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "../version.ts";
 import { captureSince, screenRows } from "../read/capture.ts";
 import { guardPerson, noteTyped, PERSON_FIELDS, type PersonGuard } from "../read/person.ts";
@@ -138,17 +138,23 @@ export async function sendKeys(
     ? await showActivity(socket, { paneId: id, title })
     : [];
   if (showing.length > 0) await runTmux(socket, showing.slice(0, -1));
-  if (text !== null) {
-    const target = { sessionId: pane.session_id, paneId: id };
-    const reacted = after.length > 0 ? await outputAfter(socket, target) : null;
-    if (text.includes("\n") && asksForPaste(socket, target, pane.bracket_paste_flag)) {
-      await pasteBuffer(socket, pane, { text, bracketed: true });
-    } else {
-      await runTmux(socket, ["send-keys", "-t", id, "-l", "--", text]);
+  try {
+    if (text !== null) {
+      const target = { sessionId: pane.session_id, paneId: id };
+      const reacted = after.length > 0 ? await outputAfter(socket, target) : null;
+      if (text.includes("\n") && asksForPaste(socket, target, pane.bracket_paste_flag)) {
+        await pasteBuffer(socket, pane, { text, bracketed: true });
+      } else {
+        await runTmux(socket, ["send-keys", "-t", id, "-l", "--", text]);
+      }
+      await reacted?.();
     }
-    await reacted?.();
+    if (after.length > 0) await runTmux(socket, chained(after));
+  } catch (error) {
+    // No wait follows to end the title's showing.
+    if (showing.length > 0) await hideActivity(socket, id);
+    throw error;
   }
-  if (after.length > 0) await runTmux(socket, chained(after));
   noteTyped(socket, id, { text, lineEnded: after.length > 0 });
   return {
     paneId: id,
