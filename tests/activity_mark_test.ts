@@ -47,6 +47,17 @@ async function trailerRan(tmux: TestTmux, pane: string): Promise<void> {
   });
 }
 
+/** Runs `sleep 30` past its 1 s timeout: it goes on, its title shown. */
+async function sleepTimesOut(conn: Connection, tmux: TestTmux, pane: string): Promise<void> {
+  const slow = await callTool(conn, "run_command", {
+    pane_id: pane,
+    command: "sleep 30",
+    timeout: 1,
+  });
+  assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
+  assertEquals(await titleOf(tmux, pane), "[agent] sleep 30");
+}
+
 /** A command that prints its pane's title as it starts. */
 const PRINTS_TITLE = "tmux display -p '#{pane_title}'";
 
@@ -71,13 +82,7 @@ Deno.test("a run shows itself in its pane's title from its start, and the title 
     assertEquals(await titleOf(tmux, pane), "its own");
     // Interrupted: the run's end (C-c) takes its title back too.
     await setTitle(tmux, pane, PERSON_TITLE);
-    const slow = await callTool(conn, "run_command", {
-      pane_id: pane,
-      command: "sleep 30",
-      timeout: 1,
-    });
-    assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
-    assertEquals(await titleOf(tmux, pane), "[agent] sleep 30");
+    await sleepTimesOut(conn, tmux, pane);
     await tmux.run("send-keys", "-t", pane, "C-c");
     await until("the title is back", async () => await titleOf(tmux, pane) === person);
     await until("nothing runs", async () => !(await commandRunning(tmux, pane)));
@@ -97,13 +102,7 @@ Deno.test("a server that exits, or is killed, while its run goes on takes the ru
     for (const end of ["exit", "SIGKILL"] as const) {
       const person = await setTitle(tmux, pane, `${PERSON_TITLE} ${end}`);
       const conn = await startServer("stdio", { socketName: tmux.socketName });
-      const slow = await callTool(conn, "run_command", {
-        pane_id: pane,
-        command: "sleep 30",
-        timeout: 1,
-      });
-      assertEquals((slow.structuredContent as Json).timed_out, true, textOf(slow));
-      assertEquals(await titleOf(tmux, pane), "[agent] sleep 30");
+      await sleepTimesOut(conn, tmux, pane);
       // What it makes is its own while it runs: a session (all its panes), a window's pane.
       const session = await callTool(conn, "create_session", { name: `made-${end}` });
       const made = session.structuredContent as Json;

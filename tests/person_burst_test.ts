@@ -7,18 +7,12 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
-import { type TestTmux, until } from "./helpers/tmux.ts";
+import { attachPerson, cursorRow } from "./helpers/person.ts";
 
 type Json = Record<string, unknown>;
 
 async function callTool(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
   return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
-}
-
-/** The cursor's row of a pane, right-trimmed. */
-async function cursorRow(tmux: TestTmux, pane: string): Promise<string> {
-  const y = (await tmux.run("display-message", "-p", "-t", pane, "#{cursor_y}")).trim();
-  return (await tmux.run("capture-pane", "-p", "-t", pane, "-S", y, "-E", y)).trimEnd();
 }
 
 testNeeding(
@@ -27,29 +21,19 @@ testNeeding(
   async () => {
     await withServer("stdio", {}, async (conn, tmux) => {
       const pane = tmux.paneId;
-      const client = new Deno.Command("script", {
-        args: ["-q", "-c", `tmux -L ${tmux.socketName} attach -t ${pane}`, "/dev/null"],
-        stdin: "piped",
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      const keys = client.stdin.getWriter();
-      const encoder = new TextEncoder();
+      const terminal = await attachPerson(tmux, pane);
       const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       let agentDone = false;
       // The person's lines that did not show what they typed.
       const broken: string[] = [];
       try {
-        await until("the client is attached", async () => {
-          return (await tmux.run("list-clients", "-F", "#{pane_id}")).trim() === pane;
-        });
         // The person types a command key by key, thinks better of it (C-u), and pauses a little
         // longer than it takes to count as paused (2 s, in whole seconds): they start again while
         // runs go on.
         const person = (async () => {
           for (let bout = 0; !agentDone; bout++) {
             for (const key of "echo PERSON-TYPED") {
-              await keys.write(encoder.encode(key));
+              await terminal.type(key);
               await pause(15);
             }
             // What they typed is on their line, whole (a run may print before it, never in it).
@@ -60,7 +44,7 @@ testNeeding(
               await pause(20);
             }
             if (!line.endsWith("echo PERSON-TYPED")) broken.push(line);
-            await keys.write(encoder.encode("\x15"));
+            await terminal.type("\x15");
             await pause(3000 + (bout * 37) % 400);
           }
         })();
@@ -101,10 +85,7 @@ testNeeding(
         const history = await tmux.run("capture-pane", "-p", "-S", "-", "-t", pane);
         assert(!/^PERSON-TYPED$/m.test(history), history.slice(-2000));
       } finally {
-        await keys.close().catch(() => {});
-        await tmux.run("detach-client", "-a", "-s", "main").catch(() => "");
-        await tmux.run("detach-client", "-s", "main").catch(() => "");
-        await client.status;
+        await terminal.close();
       }
     });
   },

@@ -7,17 +7,12 @@ import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.t
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { type TestTmux, until } from "./helpers/tmux.ts";
+import { attachPerson, cursorRow } from "./helpers/person.ts";
 
 type Json = Record<string, unknown>;
 
 async function callTool(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
   return await conn.client.callTool({ name, arguments: args }) as CallToolResult;
-}
-
-/** The cursor's row of a pane, right-trimmed. */
-async function cursorRow(tmux: TestTmux, pane: string): Promise<string> {
-  const y = (await tmux.run("display-message", "-p", "-t", pane, "#{cursor_y}")).trim();
-  return (await tmux.run("capture-pane", "-p", "-t", pane, "-S", y, "-E", y)).trimEnd();
 }
 
 /** A person's text on the command line: typed into the pane by tmux itself, not by the server. */
@@ -86,20 +81,10 @@ testNeeding(
   async () => {
     await withServer("stdio", {}, async (conn, tmux) => {
       const pane = tmux.paneId;
-      // A person's terminal: a client attached under `script`, the keys written to it.
-      const client = new Deno.Command("script", {
-        args: ["-q", "-c", `tmux -L ${tmux.socketName} attach -t ${pane}`, "/dev/null"],
-        stdin: "piped",
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      const keys = client.stdin.getWriter();
+      const person = await attachPerson(tmux, pane);
       try {
-        await until("the client is attached", async () => {
-          return (await tmux.run("list-clients", "-F", "#{pane_id}")).trim() === pane;
-        });
         // Typed and taken back: nothing is left on the line, only the keys were pressed.
-        await keys.write(new TextEncoder().encode("ab\x7f\x7f"));
+        await person.type("ab\x7f\x7f");
         await until("the keys were taken", async () => {
           const activity = await tmux.run("list-clients", "-F", "#{client_activity}");
           return Math.floor(Date.now() / 1000) - Number(activity.trim()) <= 1;
@@ -119,7 +104,7 @@ testNeeding(
         assertEquals((waited.structuredContent as Json).output, ["after-pause"], textOf(waited));
         // Text the person leaves on the line after the agent's run refuses the next one, also
         // once they stopped typing; a wait ends at its timeout, nothing typed.
-        await keys.write(new TextEncoder().encode("git comm"));
+        await person.type("git comm");
         await until("the text shows", async () => (await cursorRow(tmux, pane)) === "$ git comm");
         await new Promise((resolve) => setTimeout(resolve, 2500));
         const left = await callTool(conn, "run_command", {
@@ -134,10 +119,7 @@ testNeeding(
         );
         assertEquals(await cursorRow(tmux, pane), "$ git comm");
       } finally {
-        await keys.close().catch(() => {});
-        await tmux.run("detach-client", "-a", "-s", "main").catch(() => "");
-        await tmux.run("detach-client", "-s", "main").catch(() => "");
-        await client.status;
+        await person.close();
       }
     });
   },

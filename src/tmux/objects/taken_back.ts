@@ -9,12 +9,17 @@
 
 import { commandText } from "../transport/command_line.ts";
 import { lockKey } from "../transport/exec.ts";
-import { runWhenWeEnd } from "../transport/gate.ts";
+import { type ClientGates, runWhenWeEnd } from "../transport/gate.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
+
+/** The gates of the socket's owner, through which its clients and their guard start. */
+function gatesOf(socket: TmuxSocket): ClientGates | undefined {
+  return socket.controls?.gates ?? socket.watchers?.gates;
+}
 
 /** This process's mark (unique to it, as its control clients carry it); null: it attaches nothing. */
 export function ourMark(socket: TmuxSocket): string | null {
-  return (socket.controls?.gates ?? socket.watchers?.gates)?.orphans.mark ?? null;
+  return gatesOf(socket)?.orphans.mark ?? null;
 }
 
 /** Whether `value` is a mark {@linkcode ourMark} gives (of any process). */
@@ -31,7 +36,7 @@ export async function takenBackWhenGone(
   socket: TmuxSocket,
   entry: { object: string; kind: string; undo: string[] },
 ): Promise<boolean> {
-  const gates = socket.controls?.gates ?? socket.watchers?.gates;
+  const gates = gatesOf(socket);
   if (gates === undefined) return false;
   return await runWhenWeEnd(gates, socket, {
     key: `${entry.kind} ${lockKey(socket, entry.object)}`,

@@ -209,12 +209,9 @@ async function people(socket: TmuxSocket, sessionId: string): Promise<PersonClie
   // A session by id, keyed as a pane is: ids of both kinds are unique on their server.
   const key = lockKey(socket, sessionId);
   const listed = listings.get(key);
-  if (
-    listed !== undefined && Date.now() - listed.at < LISTING_MS &&
-    (await listed.clients.catch(() => [undefined])).length === 0
-  ) {
-    return [];
-  }
+  const fresh = listed !== undefined && Date.now() - listed.at < LISTING_MS;
+  // A failed listing (null) is listed again, as one that found a person is.
+  if (fresh && (await listed.clients.catch(() => null))?.length === 0) return [];
   const clients = listClients(socket, sessionId);
   listings.set(key, { at: Date.now(), clients });
   // A failed listing is not kept.
