@@ -18,6 +18,7 @@ import { remoteBench } from "./bench_remote.ts";
 import { fanOutFlood, rssMB } from "./bench_fanout_flood.ts";
 import { craftedOutput } from "./bench_crafted.ts";
 import { countingProgram, median, time } from "./stats.ts";
+import { parseGrid, renderScreen } from "../src/screen/mod.ts";
 
 const { values } = parseArgs({ args: Deno.args, options: { quick: { type: "boolean" } } });
 const SCALE = values.quick ? 0.2 : 1;
@@ -174,6 +175,41 @@ async function floods(tmuxServer: TestTmux): Promise<void> {
 }
 
 /** Process start to the first tools/list answered, median of `runs`. */
+/**
+ * The pane image: recorded screens (the image tests' own) drawn as PNG, the first draw with the
+ * font's load, then the median of later ones; their sizes.
+ */
+async function screenImages(): Promise<void> {
+  const dir = new URL("../tests/fixtures/screens/", import.meta.url).pathname;
+  const screens = [
+    { name: "htop", key: "200x50", limits: { ms: 150, kb: 80 } },
+    { name: "vim_syntax", key: "80x24", limits: { ms: 150, kb: 25 } },
+  ];
+  for (const { name, key, limits } of screens) {
+    const screen = JSON.parse(await Deno.readTextFile(`${dir}${name}.json`));
+    const grid = parseGrid(screen.lines, screen);
+    const first = await time(() => renderScreen(grid));
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < n(20); i++) {
+      times.push(await time(async () => bytes = (await renderScreen(grid)).png.length));
+    }
+    if (key === "200x50") {
+      report("image_first_ms", `pane image ${key} (${name}), first (loads the font)`, first, {
+        unit: " ms",
+      });
+    }
+    report(`image_${key}_ms`, `pane image ${key} (${name}), p50`, median(times), {
+      unit: " ms",
+      target: { text: `target <= ${limits.ms} ms`, met: median(times) <= limits.ms },
+    });
+    report(`image_${key}_kb`, "  its PNG", bytes / 1024, {
+      unit: " KB",
+      target: { text: `target <= ${limits.kb} KB`, met: bytes / 1024 <= limits.kb },
+    });
+  }
+}
+
 async function coldStart(socketName: string, program: string[], runs: number): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -255,6 +291,8 @@ try {
     unit: " ms",
     target: { text: "target <= 100 ms", met: Math.max(...shown) <= 100 },
   });
+
+  await screenImages();
 
   // The shells run through the launcher (a fresh `<shell> -c` a call), beside bash's figure.
   const shellHome = await Deno.makeTempDir({ prefix: "tmux-mcp-bench-" });

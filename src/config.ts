@@ -165,6 +165,8 @@ export function configFromFlags(flags: Flags): StartConfig {
     audit: flags.auditLog,
     control: !flags.noControl,
     activityTitle: !flags.noActivityTitle,
+    channelEvents: flags.channelEvents,
+    recordDir: flags.recordDir === undefined ? null : recordDirFrom(flags.recordDir),
     anySocket: flags.anySocket,
     tmuxTmpdir: flags.tmuxTmpdir ?? permittedEnv("TMUX_MCP_TMUX_TMPDIR") ?? null,
     remotes: remotesFrom(flags),
@@ -249,4 +251,29 @@ function readTokenFile(path: string): string {
 /** A random bearer token (256 bits, hex). */
 export function generateToken(): string {
   return crypto.getRandomValues(new Uint8Array(32)).toHex();
+}
+
+/**
+ * The directory recordings go into, checked at start: the process may create a file there (the
+ * permission `--allow-write=DIR`, the directory there and writable), so a run never finds out.
+ */
+function recordDirFrom(dir: string): string {
+  if (dir === "") throw new Error("--record-dir needs a directory");
+  const probe = `${dir.replace(/\/+$/, "")}/.tmux-mcp-probe-${Deno.pid}`;
+  try {
+    Deno.openSync(probe, { write: true, createNew: true }).close();
+    Deno.removeSync(probe);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      throw new Error(
+        `--record-dir ${dir}: not permitted to write there (run with --allow-write=${dir})`,
+      );
+    }
+    throw new Error(
+      `--record-dir ${dir}: cannot write there: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+  return dir;
 }

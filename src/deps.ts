@@ -33,7 +33,9 @@ import {
   type JSONRPCMessage as SdkMessage,
   JSONRPCMessageSchema,
   type ServerNotification as SdkNotification,
+  SubscribeRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS as SDK_VERSIONS,
+  UnsubscribeRequestSchema,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/shared/transport"
 import type { Transport as SdkTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
@@ -88,6 +90,41 @@ export function createMcpServer(info: Implementation, options: McpServerOptions)
 /** A resource template for `uri`, with no listing of its resources. */
 export function resourceTemplate(uri: string): ResourceTemplate {
   return new SdkTemplate(uri, { list: undefined });
+}
+
+/** What a server does as its client subscribes to a resource, or unsubscribes. */
+export interface SubscriptionHandlers {
+  /** The client subscribed to `uri`. */
+  subscribe(uri: string): void;
+  /** The client unsubscribed from `uri`. */
+  unsubscribe(uri: string): void;
+}
+
+/**
+ * Declares that a server's resources may be subscribed to, and answers `resources/subscribe` and
+ * `resources/unsubscribe` with `handlers`. Before the server connects.
+ */
+export function handleSubscriptions(server: McpServer, handlers: SubscriptionHandlers): void {
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    handlers.subscribe(request.params.uri);
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    handlers.unsubscribe(request.params.uri);
+    return {};
+  });
+}
+
+/**
+ * Sends a notification of a method the SDK does not know (an extension's:
+ * `notifications/claude/channel`).
+ */
+export function sendExtensionNotification(
+  server: McpServer,
+  notification: { method: string; params: Record<string, unknown> },
+): Promise<void> {
+  return server.server.notification(notification as SdkNotification);
 }
 
 /** Whether a message is an `initialize` request. */

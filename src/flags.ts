@@ -56,6 +56,10 @@ export interface Flags {
   noControl: boolean;
   /** `--no-activity-title`: runs leave pane titles alone. */
   noActivityTitle: boolean;
+  /** `--record-dir`: panes runs type into are recorded as asciicast files there. */
+  recordDir: string | undefined;
+  /** `--channel-events`: a run's end is pushed as a Claude Code channel event to every client. */
+  channelEvents: boolean;
   /** `--keep-history`: typed lines stay in shell history by default. */
   keepHistory: boolean;
   /** `--share-runs`: every HTTP session may collect every run. */
@@ -132,6 +136,10 @@ Usage: tmux-mcp [options]
   --no-control               spawn one tmux process per command instead of using a control client
   --no-activity-title        leave pane titles alone (by default a run's pane title reads
                              '[agent] COMMAND' while it runs, then the title before comes back)
+  --record-dir DIR           record the panes runs type into as asciicast v2 files in DIR (one a
+                             pane and session; needs --allow-write=DIR), named in run results
+  --channel-events           push a run's end that no result told as a Claude Code channel event
+                             (claude/channel) to every client, not only those that declare it
   --keep-history             run_command's suppress_history defaults to false
   --version                  print the version
   --help                     print this help
@@ -191,6 +199,8 @@ export function parseFlags(args: readonly string[]): Flags {
       "audit-log": { type: "boolean" },
       "no-control": { type: "boolean" },
       "no-activity-title": { type: "boolean" },
+      "record-dir": { type: "string" },
+      "channel-events": { type: "boolean" },
       "keep-history": { type: "boolean" },
       "share-runs": { type: "boolean" },
       "own-sessions": { type: "boolean" },
@@ -229,6 +239,8 @@ export function parseFlags(args: readonly string[]): Flags {
     auditLog: values["audit-log"] ?? false,
     noControl: values["no-control"] ?? false,
     noActivityTitle: values["no-activity-title"] ?? false,
+    recordDir: values["record-dir"],
+    channelEvents: values["channel-events"] ?? false,
     keepHistory: values["keep-history"] ?? false,
     shareRuns: values["share-runs"] ?? false,
     ownSessions: values["own-sessions"] ?? false,

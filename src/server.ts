@@ -38,10 +38,12 @@ export function createToolContext(config: ServerConfig): ToolContext {
       remoteIdleMs: config.remoteIdleSeconds * 1000,
       scope: config.scope,
       showActivity: config.activityTitle,
+      recordDir: config.recordDir,
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),
     owner: null,
+    push: null,
   };
 }
 
@@ -81,8 +83,15 @@ export async function connectServer(
     jsonSchemaValidator: CHOICES_ONLY,
   });
   // A run belongs to the session that started it, unless the operator shares them.
-  registerTools(server, { ...context, owner: context.config.shareRuns ? null : newOwner() });
+  const owner = context.config.shareRuns ? null : newOwner();
+  registerTools(server, { ...context, owner });
   await server.connect(rejectUnknownTools(leanToolList(transport), context.offered));
+  // The session's recordings end with it.
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    context.tmux.endRecordings(owner).catch(() => {});
+    closed?.();
+  };
   return server;
 }
 

@@ -41,14 +41,17 @@ const READONLY = [
   "get_session_info",
   "get_window_info",
   "list_panes",
+  "list_runs",
   "list_sessions",
   "list_windows",
   "read_command_output",
+  "screenshot_pane",
   "search_panes",
   "show_environment",
   "show_option",
   "snapshot_pane",
   "wait_for_text",
+  "watch_pane",
 ];
 const MUTATING = [
   "create_session",

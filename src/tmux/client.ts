@@ -17,6 +17,7 @@ import { LOCAL_HOST, type RemoteHost } from "./transport/remote_spec.ts";
 import type { Scope } from "./objects/scope.ts";
 import type { SshOptions } from "./transport/ssh.ts";
 import { TmuxError } from "./errors.ts";
+import { Recordings } from "./record/mod.ts";
 import { createRemoteHosts } from "./transport/remote_hosts.ts";
 import {
   createTypedCursors,
@@ -28,12 +29,15 @@ import {
 } from "./read/typed_echo.ts";
 import {
   createRunner,
+  type ListedRun,
+  listRuns,
   type OutputMatches,
   type PaneOutcome,
   type ReadRequest,
   readRunOutput,
   type ResumeRequest,
   runCommand,
+  type RunEndEvent,
   runMany,
   type RunManyRequest,
   type RunPage,
@@ -72,6 +76,8 @@ export interface TmuxClientOptions {
   scope?: Scope | null;
   /** A run shows itself in its pane's title while under way (default true; see activity_mark.ts). */
   showActivity?: boolean;
+  /** Record the panes runs type into, as asciicast files in this directory (default: none). */
+  recordDir?: string | null;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -82,6 +88,17 @@ export interface TmuxClient {
   runMany(request: RunManyRequest): Promise<PaneOutcome[]>;
   /** Waits again for a run that timed out, by its run id (wait_for_command). */
   waitForRun(request: ResumeRequest): Promise<RunResult>;
+  /**
+   * The runs this process started on a tmux server that `owner` may see, newest first, as last
+   * seen; those going are looked at (list_runs).
+   */
+  listRuns(socket: TmuxSocket, owner: string | null): Promise<ListedRun[]>;
+  /** One listed run, when `owner` may see it. */
+  listedRun(runId: string, owner: string | null): ListedRun | undefined;
+  /** Calls `listener` as each run ends (seen by a result, or by its stream after its call). */
+  onRunEnd(listener: (event: RunEndEvent) => void): () => void;
+  /** Ends the recordings of one MCP session's runs (null: shared runs'). */
+  endRecordings(owner: string | null): Promise<void>;
   /** A page of a kept run's output (read_command_output). */
   readRunOutput(request: ReadRequest): RunPage;
   /** The lines of a kept run's output that match a pattern (read_command_output's pattern). */
@@ -123,7 +140,8 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     ? createControlPool(gates)
     : null;
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
-  const runner = createRunner();
+  const recordings = options.recordDir ? new Recordings(options.recordDir) : null;
+  const runner = createRunner(recordings);
   const typedCursors = createTypedCursors();
   const unfinished = createUnfinishedAnswers();
   const scope = options.scope ?? null;
@@ -138,7 +156,15 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
   return {
     runCommand: (request) => runCommand(runner, request),
     runMany: (request) => runMany(runner, request),
-    waitForRun: (request) => waitForRun(runner, request),
+    async waitForRun(request) {
+      const result = await waitForRun(runner, request);
+      runner.runs.answered(result.run_id, result);
+      return result;
+    },
+    listRuns: (socket, owner) => listRuns(runner.runs, { socket, owner }),
+    listedRun: (runId, owner) => runner.runs.get(runId, owner),
+    onRunEnd: (listener) => runner.runs.onEnd(listener),
+    endRecordings: async (owner) => await recordings?.end(owner),
     readRunOutput: (request) => readRunOutput(runner, request),
     searchRunOutput: (request) => searchRunOutput(runner, request),
     settled: (socket, paneId) => runSettled(runner, socket, paneId),
@@ -178,6 +204,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     },
     async close(): Promise<void> {
       await stopRunner(runner);
+      await recordings?.end();
       await Promise.all([
         controls === null ? undefined : closeControlPool(controls),
         watchers === null ? undefined : closeWatcherPool(watchers),

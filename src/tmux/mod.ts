@@ -10,6 +10,7 @@ export { createTmuxClient, type TmuxClient, type TmuxClientOptions } from "./cli
 export { withCallDeadline } from "./call_deadline.ts";
 export { NAME_PREFIX } from "./names.ts";
 export type {
+  ListedRun,
   MatchGroup,
   OutputMatches,
   OutputMore,
@@ -17,14 +18,17 @@ export type {
   PaneTarget,
   ReadRequest,
   ResumeRequest,
+  RunEndEvent,
   RunManyRequest,
   RunRequest,
   RunResult,
+  RunState,
   SearchOutputRequest,
 } from "./run/mod.ts";
 export {
   MANY_MAX,
   newOwner,
+  nothingLeft,
   ordered,
   paneLabel,
   parseRunId,

@@ -11,6 +11,7 @@ import {
   type TmuxClient,
   type TmuxSocket,
 } from "../tmux/mod.ts";
+import type { SessionPush } from "./push.ts";
 import type { ToolPolicy } from "./policy.ts";
 import type { RemoteHost, Scope, SshOptions } from "../tmux/mod.ts";
 
@@ -40,6 +41,13 @@ export interface ServerConfig {
   control: boolean;
   /** A run shows itself in its pane's title while under way (see objects/activity_mark.ts). */
   activityTitle: boolean;
+  /**
+   * A run's end that no result told is pushed as a Claude Code channel event to every client;
+   * else only to clients that declare the `claude/channel` capability.
+   */
+  channelEvents: boolean;
+  /** Where the panes runs type into are recorded (asciicast files); null: not recorded. */
+  recordDir: string | null;
   /** Calls may name another tmux server (`socket_name`); else every call uses `socketName`. */
   anySocket: boolean;
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */
@@ -64,6 +72,8 @@ export interface ToolContext {
   available: Readonly<Record<string, readonly string[]>>;
   /** The runs of the session these tools serve (null: runs are shared; see `newOwner`). */
   owner: string | null;
+  /** How the session these tools serve is told things without a call (null: no session yet). */
+  push: SessionPush | null;
 }
 
 /**

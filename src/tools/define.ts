@@ -23,7 +23,7 @@ import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
 import { askPerson, checkGrants } from "./grant_guard.ts";
 import { confinementNote } from "./confinement.ts";
-import { deadline } from "../util/mod.ts";
+import { deadline, digest } from "../util/mod.ts";
 import { withCallDeadline } from "../tmux/mod.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
@@ -59,6 +59,8 @@ export interface ToolCall<T extends TargetKind> {
   context: ToolContext;
   /** The MCP request's cancellation signal, progress token and notifier. */
   extra: Extra;
+  /** Adds an image to the result's content, after its text. */
+  attachImage(png: Uint8Array): void;
 }
 
 /** Everything about one tool. */
@@ -347,16 +349,26 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
             audit: context.config.audit ? auditEvent : undefined,
           });
         }
-        const value = await spec.run(args, { socket, target, context, extra });
+        const images: string[] = [];
+        const value = await spec.run(args, {
+          socket,
+          target,
+          context,
+          extra,
+          attachImage: (png) => images.push(png.toBase64()),
+        });
         const text = spec.text ? spec.text(value) : JSON.stringify(value);
         return {
           isError: spec.failed?.(value) ?? false,
-          content: [{
-            type: "text",
-            text: text.length > TEXT_MAX
-              ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
-              : text,
-          }],
+          content: [
+            {
+              type: "text",
+              text: text.length > TEXT_MAX
+                ? `${text.slice(0, TEXT_MAX)}\n... [cut at ${TEXT_MAX} characters]`
+                : text,
+            },
+            ...images.map((data) => ({ type: "image" as const, data, mimeType: "image/png" })),
+          ],
           structuredContent: spec.lean?.(value) ?? value,
         };
       })
@@ -370,11 +382,6 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
 const REDACTED = ["command", "keys", "text"];
 /** Argument fields logged as they are: ids and the socket. */
 const LOGGED = ["pane_id", "window_id", "session_id", "socket_name", "host"];
-
-async function digest(text: string): Promise<string> {
-  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return new Uint8Array(hash).slice(0, 8).toHex();
-}
 
 /** One JSON line on stderr for something the server saw or did beside a call (a grant). */
 function auditEvent(entry: Record<string, unknown>): void {

@@ -17,6 +17,10 @@ import { READ_TOOLS } from "./read.ts";
 import { registerResources } from "./resources.ts";
 import { RUN_TOOLS } from "./run.ts";
 import { RUN_MANY_TOOLS } from "./run_many.ts";
+import { registerRunResources, RUN_LIST_TOOLS } from "./runs.ts";
+import { sessionPush } from "./push.ts";
+import { registerWatchResources, WATCH_TOOLS } from "./watches.ts";
+import { SCREEN_TOOLS } from "./screen.ts";
 import { SESSION_TOOLS } from "./sessions.ts";
 import { WINDOW_TOOLS } from "./windows.ts";
 import { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
@@ -31,8 +35,11 @@ export const ALL_TOOLS: AnyToolSpec[] = [
   ...WINDOW_TOOLS,
   ...PANE_TOOLS,
   ...READ_TOOLS,
+  ...SCREEN_TOOLS,
   ...RUN_TOOLS,
   ...RUN_MANY_TOOLS,
+  ...RUN_LIST_TOOLS,
+  ...WATCH_TOOLS,
   ...INPUT_TOOLS,
   ...OPTION_TOOLS,
   ...CHANNEL_TOOLS,
@@ -55,11 +62,14 @@ export function availableToolsets(policy: ToolPolicy): Record<string, string[]> 
   );
 }
 
-/** Registers the offered tools, the resources and the prompts on one server. */
-export function registerTools(server: McpServer, context: ToolContext): void {
+/** Registers the offered tools, the resources and the prompts on one session's server. */
+export function registerTools(server: McpServer, shared: ToolContext): void {
+  const context = { ...shared, push: sessionPush(server, shared.config) };
   for (const spec of ALL_TOOLS) {
     if (context.offered.has(spec.name)) registerSpec(server, spec, context);
   }
   registerResources(server, context);
+  registerRunResources(server, context);
+  registerWatchResources(server, context);
   registerPrompts(server);
 }

@@ -61,6 +61,7 @@ const output = {
     "a person's client pressed keys in the pane while the command ran: the terminal echoed " +
       "them (they may show in output) and they wait at the shell's prompt",
   ),
+  recording: z.string().optional().describe("the asciicast file its pane is recorded into"),
   shell: z.string().nullable().describe(
     "the shell that ran it (bash, fish, nu...): write commands in its language; null: not known",
   ),

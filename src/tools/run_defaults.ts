@@ -7,6 +7,8 @@
  * @module
  */
 
+import { nothingLeft } from "../tmux/mod.ts";
+
 /** Each field's default, as absent means. */
 export const RUN_DEFAULTS: Readonly<Record<string, unknown>> = {
   timed_out: false,
@@ -53,10 +55,7 @@ export function withoutDefaults<T extends Record<string, unknown>>(
  */
 export function leanRunResult(result: Record<string, unknown>): Record<string, unknown> {
   const lean: Record<string, unknown> = withoutDefaults(result, RUN_DEFAULTS);
-  const over = result.timed_out === false && result.started !== null &&
-    result.waiting_for_input !== true &&
-    result.output_more === null && result.transport_lost !== true;
-  if (over) delete lean.run_id;
+  if (nothingLeft(result as Parameters<typeof nothingLeft>[0])) delete lean.run_id;
   const whole = result.output_from_line === 1 && result.output_truncated === false &&
     result.output_omitted === null && result.output_cut_lines === 0 &&
     result.output_not_text_lines === 0;

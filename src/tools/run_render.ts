@@ -110,6 +110,7 @@ function summary(result: ToolRunResult): string {
   if (result.person_keys) {
     notes.push("a person typed in the pane meanwhile: their keys may show in the output");
   }
+  if (result.recording) notes.push(`recorded in ${result.recording}`);
   if (result.lines_missed) notes.push("some output had already left tmux's history");
   if (result.anchor_lost) notes.push("the screen was reset, output may be incomplete");
   if (result.alternate_screen) notes.push("a full-screen program ran: what it drew is not shown");

@@ -59,6 +59,10 @@ export const TOOLSETS = {
   channels: ["wait_for_channel", "signal_channel"],
   /** Clearing a pane's history, restarting its program. */
   recovery: ["clear_pane", "respawn_pane"],
+  /** The screen as a person sees it: an image, and its styles in words. */
+  screen: ["screenshot_pane"],
+  /** What goes on without a call: the server's runs listed, and watches that tell their end. */
+  background: ["list_runs", "watch_pane"],
   /** run_command with the libtmux generation's camelCase contract. */
   compat: ["run_shell_command"],
 } as const satisfies Record<string, readonly string[]>;

@@ -28,6 +28,8 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       audit: false,
       control: true,
       activityTitle: true,
+      channelEvents: false,
+      recordDir: null,
       anySocket: false,
       tmuxTmpdir: null,
       remotes: [],

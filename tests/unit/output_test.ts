@@ -1,6 +1,6 @@
 import { assertEquals } from "../deps.ts";
+import { cellWidth } from "../../src/screen/mod.ts";
 import {
-  cellWidth,
   cutAtCursor,
   outputAfter,
   outputStart,

@@ -11,7 +11,8 @@ import { THEN } from "../transport/command_line.ts";
 import { socketKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, parseRecords, splitRecords } from "../format.ts";
-import { cellWidth, splitCapture, unpadJoined } from "./output.ts";
+import { splitCapture, unpadJoined } from "./output.ts";
+import { cellWidth } from "../../screen/mod.ts";
 import { parseVersion } from "../version.ts";
 import {
   hashLines,

@@ -13,6 +13,13 @@ export {
   type SearchResult,
 } from "./search.ts";
 export { type Snapshot, snapshotPane } from "./snapshot.ts";
+export { type StyledScreen, styledScreen } from "./styled_screen.ts";
+export {
+  type PaneWatchEnd,
+  type PaneWatchOptions,
+  WATCH_MAX_SECONDS,
+  watchPane,
+} from "./pane_watch.ts";
 export { PERSON_POLICIES, type PersonGuard, type PersonPolicy } from "./person.ts";
 export { type CaptureOptions, capturePane, captureSince, type SinceResult } from "./capture.ts";
 export {

@@ -22,7 +22,7 @@ import { lockKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../objects/target.ts";
 import { classifyProcess } from "../run/shell.ts";
-import { cellWidth } from "./output.ts";
+import { cellWidth } from "../../screen/mod.ts";
 import { BoundedMap, delay } from "../../util/mod.ts";
 
 /** What to do when a person may be typing: refuse at once, wait for them, or type anyway. */

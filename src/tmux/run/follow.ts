@@ -124,6 +124,9 @@ export function follow(
     stored.ended ??= Date.now();
     stored.following = undefined;
     stored.log.settle();
+    if (run.stream.done) {
+      runner.runs.ended(run.runId, { end: run.stream.end, bytes: stored.log.bytes });
+    }
   });
 }
 

@@ -81,23 +81,48 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   const key = lockKey(socket, paneId);
   const deadline = started + request.timeout * 1000;
   const release = await paneTurn(runner, key, { paneId, deadline, signal: request.signal });
-  try {
-    // A pane that changed between the look and the typing (a person's key, output) is looked at
-    // again; past the last look, the line is typed as the look left it.
+  // A pane that changed between the look and the typing (a person's key, output) is looked at
+  // again; past the last look, the line is typed as the look left it.
+  const lookAndRun = async (): Promise<RunResult> => {
     for (let look = 1;; look++) {
       const looked = await lookAtPane(runner, request, { key, deadline });
       base.shell = looked.shell;
       if (looked.notTyped !== undefined) return notStarted(base, looked.notTyped, elapsed());
+      const target = { paneId, sessionId: looked.pane.state.session_id };
+      const recording = await runner.recordings?.start({
+        socket,
+        ...target,
+        owner: request.owner ?? null,
+        runId: base.run_id,
+        command: request.command,
+      }) ?? null;
       const names = callNames(nonce);
       const result = await typeAndFollow(
         { runner, request, key, names, started, base, elapsed },
         { ...looked.pane, checked: look < LOOKS_MAX },
       );
       if (result === PANE_CHANGED) continue;
-      const target = { paneId, sessionId: looked.pane.state.session_id };
       const typedOver = result.started !== false && await personKeysSinceLook(socket, target);
-      return typedOver ? ordered({ ...result, person_keys: true }) : result;
+      const said = {
+        ...(typedOver ? { person_keys: true as const } : {}),
+        ...(recording === null || result.started === false ? {} : { recording }),
+      };
+      return Object.keys(said).length === 0 ? result : ordered({ ...result, ...said });
     }
+  };
+  runner.runs.begin(base.run_id, {
+    socket,
+    paneId,
+    command: request.command,
+    owner: request.owner ?? null,
+  });
+  try {
+    const result = await lookAndRun();
+    runner.runs.answered(base.run_id, result);
+    return result;
+  } catch (error) {
+    runner.runs.drop(base.run_id);
+    throw error;
   } finally {
     release();
   }

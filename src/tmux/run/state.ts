@@ -20,6 +20,8 @@ import type { Position } from "./types.ts";
 import type { PaneShell } from "./probe.ts";
 import { BoundedMap } from "../../util/mod.ts";
 import { OutputStore } from "./run_output.ts";
+import { RunList } from "./run_list.ts";
+import type { Recordings } from "../record/mod.ts";
 
 /** State shared by all calls of one server: per-pane queues and leftovers of calls given up. */
 export interface Runner {
@@ -52,6 +54,10 @@ export interface Runner {
   shells: Map<string, PaneShell>;
   /** Runs' output kept for reading later (read_command_output, wait_for_command). */
   store: OutputStore;
+  /** The runs this server started, as it last saw them (list_runs, their pushed ends). */
+  runs: RunList;
+  /** Recordings of the panes runs type into (`--record-dir`); null: none are made. */
+  recordings: Recordings | null;
   /** Aborted by {@linkcode stopRunner}: every wait ends as if cancelled. */
   stop: AbortController;
   /** The calls in flight, ended when the server stops. */
@@ -69,8 +75,8 @@ export interface CancelledRun {
 /** Panes (or pane processes) each per-pane map remembers, the oldest going first. */
 const PANES_REMEMBERED_MAX = 1024;
 
-/** Makes the state shared by the calls of one server. */
-export function createRunner(): Runner {
+/** Makes the state shared by the calls of one server, recording into `recordings` if given. */
+export function createRunner(recordings: Recordings | null = null): Runner {
   return {
     locks: createKeyedLock(),
     orphans: new Map(),
@@ -81,6 +87,8 @@ export function createRunner(): Runner {
     definitions: new Map(),
     shells: new BoundedMap(PANES_REMEMBERED_MAX),
     store: new OutputStore(),
+    runs: new RunList(),
+    recordings,
     stop: new AbortController(),
     inFlight: new Set(),
   };

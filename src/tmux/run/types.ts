@@ -117,6 +117,8 @@ export interface RunResult extends OutputFields {
    * terminal echoed them, so they may show in output, and they wait at the shell's prompt.
    */
   person_keys?: true;
+  /** The asciicast file its pane is recorded into (`--record-dir`); absent: not recorded. */
+  recording?: string;
   /**
    * False: the command never started and never will (see not_started_reason). Null: unknown, the
    * line was typed and may still run (wait_for_command collects it).
@@ -144,6 +146,7 @@ export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "full_screen",
   "transport_lost",
   "person_keys",
+  "recording",
   "started",
   "not_started_reason",
   "no_status_reason",
@@ -167,6 +170,21 @@ export const RUN_RESULT_ORDER: ReadonlyArray<keyof RunResult> = [
   "output_head",
   "output",
 ];
+
+/**
+ * Nothing of a run is left to collect or read once its result came: it ended (or never started)
+ * and all its output was shown. Its run_id then names nothing.
+ */
+export function nothingLeft(
+  result: Pick<
+    RunResult,
+    "timed_out" | "started" | "waiting_for_input" | "output_more" | "transport_lost"
+  >,
+): boolean {
+  return result.timed_out === false && result.started !== null &&
+    result.waiting_for_input !== true && result.output_more === null &&
+    result.transport_lost !== true;
+}
 
 /** A result with its fields in {@linkcode RUN_RESULT_ORDER}: how the run went before its output. */
 export function ordered(result: RunResult): RunResult {

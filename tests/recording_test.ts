@@ -1,0 +1,116 @@
+// Recordings (--record-dir): the panes a session's runs type into are recorded as asciicast v2
+// files, named in run results; each run is a marker that names its command only as the audit log
+// does; and the recording, replayed through a terminal (a tmux pane reading its bytes), ends on
+// the screen tmux showed: styles, cursor and all.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { startServer, textOf } from "./helpers/mcp.ts";
+import { startTmux, until } from "./helpers/tmux.ts";
+
+type Json = Record<string, unknown>;
+
+/** A progress bar drawn over itself, colours, a full-screen program, and a corner drawn aside. */
+const COMMANDS = [
+  "for i in 1 2 3 4 5; do printf '\\r[%-5s] %d%%' $(printf '#%.0s' $(seq $i)) $((i*20)); " +
+  "sleep 0.05; done; printf '\\n\\033[32mgreen\\033[0m \\033[1;31mred\\033[0m 日本\\n'",
+  "printf '\\033[?1049h\\033[2J\\033[5;10Hin a TUI \\033[7m box \\033[0m'; sleep 0.2; " +
+  "printf '\\033[?1049l'; printf '\\0337\\033[1;100H\\033[44mcorner\\033[0m\\0338'",
+];
+
+async function screen(
+  run: (...args: string[]) => Promise<string>,
+  pane: string,
+): Promise<{ rows: string; cursor: string }> {
+  return {
+    rows: await run("capture-pane", "-p", "-e", "-N", "-t", pane),
+    cursor: await run("display-message", "-p", "-t", pane, "#{cursor_x},#{cursor_y}"),
+  };
+}
+
+Deno.test("a recording replays to the screen tmux showed, and names no command", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-rec-" });
+  const tmux = await startTmux();
+  try {
+    const conn = await startServer("stdio", {
+      socketName: tmux.socketName,
+      permissions: ["--allow-run=tmux", `--allow-write=${dir}`],
+      extraArgs: ["--record-dir", dir],
+    });
+    const recordings: string[] = [];
+    try {
+      for (const command of COMMANDS) {
+        const result = await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: tmux.paneId, command },
+        }) as CallToolResult;
+        const run = result.structuredContent as Json;
+        assertEquals(run.exit_status, 0, textOf(result));
+        recordings.push(run.recording as string);
+        assert(textOf(result).includes(`recorded in ${run.recording}`), textOf(result));
+      }
+      // The shell's prompt after the last run is drawn, then the session ends its recording.
+      await until("the prompt is back", async () => {
+        return (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).trimEnd().endsWith("$");
+      });
+    } finally {
+      await conn.close();
+    }
+    // One file for the pane and session, in the directory asked for.
+    assertEquals(new Set(recordings).size, 1);
+    assert(recordings[0].startsWith(`${dir}/`), recordings[0]);
+    const [header, ...events] = (await Deno.readTextFile(recordings[0])).trimEnd().split("\n")
+      .map((line) => JSON.parse(line));
+    assertEquals([header.version, header.width, header.height], [2, 120, 40]);
+    let last = 0;
+    for (const [time, kind, data] of events) {
+      assert(time >= last && ["o", "m"].includes(kind) && typeof data === "string");
+      last = time;
+    }
+    const markers = events.filter(([, kind]) => kind === "m").map(([, , label]) => label);
+    assertEquals(markers.length, 2);
+    for (const [i, label] of markers.entries()) {
+      assert(label.includes(`command of ${COMMANDS[i].length} characters`), label);
+      assert(!label.includes("printf"), label);
+    }
+    // Replayed through a terminal of the same size: the same screen.
+    const bytes = events.filter(([, kind]) => kind === "o").map(([, , text]) => text).join("");
+    const replay = `${dir}/replay.bin`;
+    await Deno.writeTextFile(replay, bytes);
+    const shown = await screen(tmux.run, tmux.paneId);
+    const pane = await tmux.newPane(`sh -c 'stty -opost; cat ${replay}; exec sleep 600'`);
+    await until("the replay is drawn", async () => {
+      return JSON.stringify(await screen(tmux.run, pane)) === JSON.stringify(shown);
+    }).catch(() => {});
+    assertEquals(await screen(tmux.run, pane), shown);
+    assert(shown.rows.includes("[#####] 100%"), shown.rows);
+    assert(shown.rows.includes("corner"), shown.rows);
+  } finally {
+    await tmux.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--record-dir without the permission to write there stops the server at start", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-rec-" });
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-run=tmux",
+        new URL("../main.ts", import.meta.url).pathname,
+        "--record-dir",
+        dir,
+      ],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assertEquals(out.code, 2, stderr);
+    assert(stderr.includes(`--allow-write=${dir}`), stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
