@@ -2,8 +2,9 @@
  * Writes the glyphs the pane image draws with (src/screen/font_*.ts) from GNU Unifont's
  * `unifont.hex` (Debian's `unifont` package: /usr/share/unifont/unifont.hex). Unifont is dual
  * licensed, GPL-2+ with the font embedding exception and SIL OFL 1.1; we embed it under the OFL
- * (README, Licences). The glyphs are 8×16 (16×16 for wide characters), one bit a pixel, row by
- * row; a module holds ranges of code points and their bitmaps, deflated and in base64.
+ * (the README's "Seeing the screen"). The glyphs are 8×16 (16×16 for wide characters), one bit
+ * a pixel, row by row; a module holds ranges of code points and their bitmaps, deflated, in
+ * base64.
  *
  * Usage: deno run --allow-read --allow-write scripts/make_font.ts [path/to/unifont.hex]
  *
@@ -12,7 +13,7 @@
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
-/** What is always at hand: Latin, Greek, Cyrillic, symbols, box drawing, blocks, Braille, kana, Hangul. */
+/** The common glyphs: Latin, Greek, Cyrillic, symbols, box drawing, blocks, Braille, kana, Hangul. */
 const BASE: [number, number][] = [
   [0x20, 0x7e],
   [0xa0, 0x36f],
@@ -55,8 +56,10 @@ async function moduleText(
   const bytes = Uint8Array.from(chunks.join("").match(/../g)!.map((byte) => parseInt(byte, 16)));
   const data = (await deflate(bytes)).toBase64();
   return `/**
- * ${what}, from GNU Unifont (SIL OFL 1.1; README, Licences). Written by scripts/make_font.ts: do
- * not edit.
+ * ${what}.
+ *
+ * Glyphs of GNU Unifont (SIL OFL 1.1; the README says more, under "Seeing the screen"), written
+ * by scripts/make_font.ts: do not edit.
  *
  * @module
  */
@@ -78,9 +81,13 @@ for (const line of (await Deno.readTextFile(source)).split("\n")) {
 }
 await Deno.writeTextFile(
   `${ROOT}src/screen/font_base.ts`,
-  await moduleText(glyphs, BASE, "The glyphs always at hand"),
+  await moduleText(
+    glyphs,
+    BASE,
+    "The common glyphs",
+  ),
 );
 await Deno.writeTextFile(
   `${ROOT}src/screen/font_cjk.ts`,
-  await moduleText(glyphs, CJK, "The CJK ideographs, loaded when a screen shows one"),
+  await moduleText(glyphs, CJK, "The CJK ideographs (loaded as a screen shows one)"),
 );

@@ -30,6 +30,9 @@ const SUITES = [
   "tests/person_test.ts",
   // Titles (3.7 rewrites `#(` in them) and the guard's source-file, on every release.
   "tests/activity_mark_test.ts",
+  // The styled capture an image is drawn from, and the output stream a recording replays.
+  "tests/screenshot_test.ts",
+  "tests/recording_test.ts",
 ];
 
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;

@@ -1,11 +1,10 @@
 /**
  * The bitmap font a pane image is drawn with: GNU Unifont's 8×16 glyphs (16×16 for wide ones),
- * the common ones always at hand and the CJK ideographs loaded the first time a screen shows one.
+ * loaded the first time an image is drawn (a server that draws none never holds them), the CJK
+ * ideographs the first time a screen shows one.
  *
  * @module
  */
-
-import * as base from "./font_base.ts";
 
 /** A glyph: 16 rows of `width` pixels, one bit a pixel, leftmost the highest bit. */
 export interface Glyph {
@@ -94,7 +93,7 @@ export async function loadFont(codes: Iterable<number>): Promise<Font> {
       break;
     }
   }
-  baseRuns ??= load(base).catch((error) => {
+  baseRuns ??= import("./font_base.ts").then(load).catch((error) => {
     baseRuns = null;
     throw error;
   });

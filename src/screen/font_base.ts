@@ -1,6 +1,8 @@
 /**
- * The glyphs always at hand, from GNU Unifont (SIL OFL 1.1; README, Licences). Written by scripts/make_font.ts: do
- * not edit.
+ * The common glyphs.
+ *
+ * Glyphs of GNU Unifont (SIL OFL 1.1; the README says more, under "Seeing the screen"), written
+ * by scripts/make_font.ts: do not edit.
  *
  * @module
  */

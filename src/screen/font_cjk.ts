@@ -1,6 +1,8 @@
 /**
- * The CJK ideographs, loaded when a screen shows one, from GNU Unifont (SIL OFL 1.1; README, Licences). Written by scripts/make_font.ts: do
- * not edit.
+ * The CJK ideographs (loaded as a screen shows one).
+ *
+ * Glyphs of GNU Unifont (SIL OFL 1.1; the README says more, under "Seeing the screen"), written
+ * by scripts/make_font.ts: do not edit.
  *
  * @module
  */

@@ -13,7 +13,7 @@ export {
   type SearchResult,
 } from "./search.ts";
 export { type Snapshot, snapshotPane } from "./snapshot.ts";
-export { type StyledScreen, styledScreen } from "./styled_screen.ts";
+export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./styled_screen.ts";
 export {
   type PaneWatchEnd,
   type PaneWatchOptions,

@@ -8,9 +8,7 @@
  * @module
  */
 
-import { formatOf, recordOf, splitRecords } from "../format.ts";
-import { runTmux } from "../transport/command.ts";
-import { THEN } from "../transport/command_line.ts";
+import { styledRows } from "../read/styled_screen.ts";
 import { socketKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { type OutputTap, tapOutput } from "../transport/watch.ts";
@@ -41,41 +39,23 @@ export interface RecordedRun {
   command: string;
 }
 
-const SCREEN_FIELDS = [
-  "pane_id",
-  "pane_width",
-  "pane_height",
-  "cursor_x",
-  "cursor_y",
-  "cursor_flag",
-];
-
 /** The most panes recorded at once. */
 const RECORDINGS_MAX = 64;
 
 /**
  * The screen as it shows now, as bytes a terminal draws it from: cleared, each row with its
- * styles, the cursor put back (hidden where the program hid it). Null when the pane is gone.
+ * styles, the cursor put back (hidden where the program hid it).
  */
 async function screenNow(
   socket: TmuxSocket,
   paneId: string,
-): Promise<{ width: number; height: number; frame: string } | null> {
-  const output = await runTmux(socket, [
-    ...["display-message", "-p", "-t", paneId, formatOf(SCREEN_FIELDS), THEN],
-    ...["capture-pane", "-p", "-e", "-N", "-t", paneId],
-  ]);
-  const { records, rest } = splitRecords(output, { count: 1 });
-  const record = records[0] === undefined ? undefined : recordOf(records[0], SCREEN_FIELDS);
-  if (record?.pane_id !== paneId) return null;
-  const height = Number(record.pane_height);
-  const rows = rest.split("\n").slice(0, height);
-  const cursor = `\x1b[${Number(record.cursor_y) + 1};${Number(record.cursor_x) + 1}H`;
+): Promise<{ width: number; height: number; frame: string }> {
+  const { width, height, cursor, rows } = await styledRows(socket, paneId);
   return {
-    width: Number(record.pane_width),
+    width,
     height,
-    frame: `\x1b[0m\x1b[H\x1b[2J${rows.join("\r\n")}\x1b[0m${cursor}` +
-      (record.cursor_flag === "1" ? "" : "\x1b[?25l"),
+    frame: `\x1b[0m\x1b[H\x1b[2J${rows.join("\r\n")}\x1b[0m` +
+      `\x1b[${cursor.y + 1};${cursor.x + 1}H${cursor.visible ? "" : "\x1b[?25l"}`,
   };
 }
 

@@ -84,18 +84,22 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   // A pane that changed between the look and the typing (a person's key, output) is looked at
   // again; past the last look, the line is typed as the look left it.
   const lookAndRun = async (): Promise<RunResult> => {
+    // The recording of the pane (--record-dir), with the run's marker: once, however many looks.
+    let recording: string | null | undefined;
     for (let look = 1;; look++) {
       const looked = await lookAtPane(runner, request, { key, deadline });
       base.shell = looked.shell;
       if (looked.notTyped !== undefined) return notStarted(base, looked.notTyped, elapsed());
       const target = { paneId, sessionId: looked.pane.state.session_id };
-      const recording = await runner.recordings?.start({
-        socket,
-        ...target,
-        owner: request.owner ?? null,
-        runId: base.run_id,
-        command: request.command,
-      }) ?? null;
+      if (recording === undefined) {
+        recording = await runner.recordings?.start({
+          socket,
+          ...target,
+          owner: request.owner ?? null,
+          runId: base.run_id,
+          command: request.command,
+        }) ?? null;
+      }
       const names = callNames(nonce);
       const result = await typeAndFollow(
         { runner, request, key, names, started, base, elapsed },
