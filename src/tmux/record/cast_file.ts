@@ -43,7 +43,6 @@ export class CastFile {
       height: header.height,
       timestamp: Math.floor(Date.now() / 1000),
       title: header.title,
-      env: { TERM: "tmux-256color" },
     });
     return cast;
   }
