@@ -12,6 +12,7 @@ export { NAME_PREFIX } from "./names.ts";
 export type {
   ListedRun,
   MatchGroup,
+  OutputFields,
   OutputMatches,
   OutputMore,
   PaneOutcome,

@@ -148,7 +148,7 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Swap two panes",
-    description: "Swaps the positions of two panes.",
+    description: "Swaps the positions of two panes in the layout; their programs go on.",
     input: {
       source_pane_id: paneIdSchema,
       target_pane_id: paneIdSchema,
@@ -230,7 +230,8 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     target: "pane_id",
     tier: "destructive",
     title: "Kill a pane",
-    description: "Kills a pane by exact id (%N).",
+    description: "Kills a pane and its program, by exact id (%N) only; the server's last " +
+      "pane (which would end tmux) and the pane this server runs in are refused.",
     input: paneShape,
     output: killedOutput,
     async run(_args, { socket, target, context }) {

@@ -163,7 +163,8 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     target: "window_id",
     tier: "destructive",
     title: "Kill a window",
-    description: "Kills a window by exact id (@N).",
+    description: "Kills a window and every pane in it, by exact id (@N) only; the last window " +
+      "of the server (which would end tmux) is refused.",
     input: windowShape,
     output: killedOutput,
     async run(_args, { socket, target, context }) {

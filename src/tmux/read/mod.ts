@@ -21,11 +21,21 @@ export {
   watchPane,
 } from "./pane_watch.ts";
 export { PERSON_POLICIES, type PersonGuard, type PersonPolicy } from "./person.ts";
-export { type CaptureOptions, capturePane, captureSince, type SinceResult } from "./capture.ts";
+export {
+  type CaptureOptions,
+  capturePane,
+  captureSince,
+  type SinceOptions,
+  type SinceResult,
+} from "./capture.ts";
+export type { Cell, Colour, Grid, Style } from "../../screen/mod.ts";
+export type { LinePattern } from "./regex.ts";
 export {
   compilePatterns,
+  type SourcePattern,
   WAIT_OUTCOMES,
   waitForText,
+  type WaitOutcome,
   type WaitTextOptions,
   type WaitTextResult,
 } from "./wait_text.ts";
@@ -36,5 +46,6 @@ export {
   type Excerpt,
   excerptOf,
   lineBytes,
+  type LineEnds,
   type OutputBudget,
 } from "./excerpt.ts";

@@ -19,7 +19,14 @@ export {
 } from "./many.ts";
 export { type ResumeRequest, waitForRun } from "./resume.ts";
 export { createRunner, type Runner, runSettled, stopRunner } from "./state.ts";
-export { nothingLeft, ordered, type OutputMore, type RunRequest, type RunResult } from "./types.ts";
+export {
+  nothingLeft,
+  ordered,
+  type OutputFields,
+  type OutputMore,
+  type RunRequest,
+  type RunResult,
+} from "./types.ts";
 export { parseRunId, runIdHost } from "./record.ts";
 export { newOwner } from "./owner.ts";
 export { type ListedRun, listRuns, type RunEndEvent, RunList, type RunState } from "./run_list.ts";

@@ -8,4 +8,5 @@
 export type { TmuxSocket } from "./socket.ts";
 export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote_spec.ts";
 export type { SshOptions } from "./ssh.ts";
-export { hostName, lockKey, tmuxVersion } from "./exec.ts";
+export { hostName, lockKey, type SocketAddress, tmuxVersion } from "./exec.ts";
+export type { RemoteLink } from "./remote_link.ts";
