@@ -39,4 +39,5 @@ export {
 } from "./run/mod.ts";
 export * from "./objects/mod.ts";
 export * from "./read/mod.ts";
+export * from "./input/mod.ts";
 export * from "./transport/mod.ts";

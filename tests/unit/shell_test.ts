@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertMatch } from "../deps.ts";
-import { callNames, classifyProcess, isInlineSafe, shellQuote } from "../../src/tmux/run/shell.ts";
+import { callNames, isInlineSafe, shellQuote } from "../../src/tmux/run/shell.ts";
+import { classifyProcess } from "../../src/tmux/shells.ts";
 import {
   buildTypedLine,
   commandDigest,

@@ -1,6 +1,6 @@
 /**
  * The tmux objects and the verbs on them: sessions, windows and panes read with fixed format
- * fields, their ids resolved and checked, the commands that create, arrange and end them, input,
+ * fields, their ids resolved and checked, the commands that create, arrange and end them,
  * options, channels, and the scope a confined server keeps to.
  *
  * @module
@@ -70,14 +70,6 @@ export {
   panesGranted,
   revoke,
 } from "./grants.ts";
-export {
-  checkKeyNames,
-  type PasteOptions,
-  pasteText,
-  sendKeys,
-  type SendKeysOptions,
-  type TypedInput,
-} from "./input.ts";
 export {
   type EnvironmentVariable,
   type OptionPlace,

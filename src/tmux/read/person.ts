@@ -21,7 +21,7 @@ import { THEN } from "../transport/command_line.ts";
 import { lockKey } from "../transport/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../objects/target.ts";
-import { classifyProcess } from "../run/shell.ts";
+import { classifyProcess } from "../shells.ts";
 import { cellWidth } from "../../screen/mod.ts";
 import { BoundedMap, delay } from "../../util/mod.ts";
 

@@ -9,7 +9,7 @@
 
 import { captureSince, screenRows } from "./capture.ts";
 import { knownPrompt } from "./prompts.ts";
-import { classifyProcess } from "../run/shell.ts";
+import { classifyProcess } from "../shells.ts";
 import {
   DEFAULT_BUDGET,
   type Excerpt,

@@ -28,12 +28,12 @@ import {
   dropStatus,
   ENDED_OPTION,
   KEYS_IGNORED,
-  type LaunchedShell,
   PLAIN_PAGERS,
   restorablePath,
   RUNNING_OPTION,
   shellQuote,
 } from "./shell.ts";
+import type { LaunchedShell } from "../shells.ts";
 
 /** A pane's shell as the launcher needs it: its kind and the program that runs its `-c`. */
 export interface ShellProgram {

@@ -26,7 +26,8 @@ import { parseRecord } from "./record.ts";
 import { mayCollect } from "./owner.ts";
 import { queryPane } from "../objects/target.ts";
 import { guardPerson, noteTyped } from "../read/person.ts";
-import { callNames, markNonce, RUNNING_OPTION, showsLineEditor } from "./shell.ts";
+import { callNames, markNonce, RUNNING_OPTION } from "./shell.ts";
+import { showsLineEditor } from "../shells.ts";
 import { namedInRefusal, type Runner, sweepOrphans } from "./state.ts";
 import type { Anchor, RunRequest } from "./types.ts";
 

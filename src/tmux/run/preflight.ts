@@ -19,12 +19,12 @@ import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "./record.ts";
 import {
   type CallNames,
   callNames,
-  classifyProcess,
   ENDED_OPTION,
   markOutlivedShell,
   RUNNING_OPTION,
   statusOptionNonce,
 } from "./shell.ts";
+import { classifyProcess } from "../shells.ts";
 import type { Position } from "./types.ts";
 import { endedUnused } from "./pending.ts";
 import { TmuxError } from "../errors.ts";

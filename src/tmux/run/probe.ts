@@ -16,7 +16,7 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { NAME_PREFIX } from "../names.ts";
 import { lookForInputWait } from "../read/input_wait.ts";
 import type { ShellProgram } from "./launcher.ts";
-import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "./shell.ts";
+import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "../shells.ts";
 
 /**
  * What a pane runs, as run_command drives it; `not_reading`: a shell that reads command lines only

@@ -1,7 +1,7 @@
 /**
- * What the pane's shell is, the names a call uses in it, and what the run function
- * (run_function.ts) and the launcher (launcher.ts) share. Pure: no tmux here, so it is
- * unit-tested directly.
+ * The names a call uses in a pane's shell, and what the run function (run_function.ts) and the
+ * launcher (launcher.ts) share (which programs are shells: ../shells.ts). Pure: no tmux here, so
+ * it is unit-tested directly.
  *
  * @module
  */
@@ -9,80 +9,6 @@
 import { NAME_PREFIX, NONCE_BYTES } from "../names.ts";
 import { runIdOf } from "./record.ts";
 import { hostName, type SocketAddress } from "../transport/exec.ts";
-
-/** How a pane's foreground process can be driven. */
-export type ProcessKind = "posix_shell" | "launched_shell" | "unsupported_shell" | "other";
-
-const POSIX_SHELLS = new Set([
-  "sh",
-  "bash",
-  "rbash",
-  "dash",
-  "zsh",
-  "ksh",
-  "ksh93",
-  "mksh",
-  "lksh",
-  "oksh",
-  "pdksh",
-  "ash",
-  "busybox",
-  "yash",
-  "posh",
-]);
-
-/** The non-POSIX shells run_command runs commands in (through a launcher), by how it does. */
-export type LaunchedShell = "fish" | "nu" | "tcsh" | "csh" | "elvish" | "xonsh" | "rc";
-
-/** Program names of the launched shells. */
-export const LAUNCHED_SHELLS: Readonly<Record<string, LaunchedShell>> = {
-  fish: "fish",
-  nu: "nu",
-  tcsh: "tcsh",
-  csh: "csh",
-  "bsd-csh": "csh",
-  elvish: "elvish",
-  xonsh: "xonsh",
-  rc: "rc",
-};
-
-/** Shells run_command cannot run commands in (yet): it says so, and what to do instead. */
-const UNSUPPORTED_SHELLS = new Set(["pwsh", "powershell", "es", "ion"]);
-
-/** A command name as a program's name: no login dash, no directory. */
-export function programName(name: string): string {
-  return name.trim().replace(/^-/, "").split("/").at(-1) ?? "";
-}
-
-/** Classifies a pane's foreground command name (`#{pane_current_command}`). */
-export function classifyProcess(name: string): ProcessKind {
-  const base = programName(name);
-  if (POSIX_SHELLS.has(base)) return "posix_shell";
-  if (base in LAUNCHED_SHELLS) return "launched_shell";
-  if (UNSUPPORTED_SHELLS.has(base)) return "unsupported_shell";
-  return "other";
-}
-
-/** Shells whose line editor switches bracketed paste on while it reads a command line. */
-const BRACKETED_PASTE_SHELLS = new Set([
-  "bash",
-  "rbash",
-  "zsh",
-  "fish",
-  "nu",
-  "xonsh",
-  "elvish",
-  "rc",
-]);
-
-/**
- * Whether the shell named `name` tells by bracketed paste when it reads a command line (bash's
- * readline, zsh's zle, fish's, nushell's reedline, xonsh's prompt_toolkit, elvish's, rc's
- * readline). Others (dash, ksh, tcsh...) never do: whether they read cannot be seen.
- */
-export function showsLineEditor(name: string): boolean {
-  return BRACKETED_PASTE_SHELLS.has(programName(name));
-}
 
 /** Quotes text as one POSIX shell word. */
 export function shellQuote(text: string): string {

@@ -14,7 +14,8 @@ import { callDeadline } from "../call_deadline.ts";
 import { spawnRun } from "../transport/exec.ts";
 import { THEN } from "../transport/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { classifyProcess, markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
+import { markOutlivedShell, RUNNING_OPTION } from "./shell.ts";
+import { classifyProcess } from "../shells.ts";
 
 /**
  * Run by tmux's `if-shell` (expanded as a format first), on the tmux server's host: true when
