@@ -6,8 +6,8 @@
  * @module
  */
 
-import { LineReducer } from "../src/tmux/run/terminal_text.ts";
-import { RunOutput } from "../src/tmux/run/run_output.ts";
+import { LineReducer } from "../src/tmux/run/output/terminal_text.ts";
+import { RunOutput } from "../src/tmux/run/output/run_output.ts";
 import type { Report } from "./bench_fanout_flood.ts";
 
 /** Milliseconds to reduce `text` into a run's output, fed in chunks as a stream brings it. */

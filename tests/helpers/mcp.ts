@@ -8,7 +8,7 @@ import {
 } from "../deps.ts";
 import { startTmux, type TestTmux } from "./tmux.ts";
 import { RUN_DEFAULTS } from "../../src/tools/run_defaults.ts";
-import { RUN_RESULT_ORDER } from "../../src/tmux/run/types.ts";
+import { RUN_RESULT_ORDER } from "../../src/tmux/run/base/types.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const encoder = new TextEncoder();

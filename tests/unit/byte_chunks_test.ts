@@ -11,8 +11,8 @@ import {
   slabBytesInUse,
   takeChunk,
 } from "../../src/tmux/byte_chunks.ts";
-import { OutputLog } from "../../src/tmux/run/output_log.ts";
-import { OutputStore } from "../../src/tmux/run/run_output.ts";
+import { OutputLog } from "../../src/tmux/run/output/output_log.ts";
+import { OutputStore } from "../../src/tmux/run/output/run_output.ts";
 
 const page = { maxBytes: 16384, maxLines: 400 };
 

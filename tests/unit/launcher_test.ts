@@ -4,9 +4,9 @@ import {
   launcherBootstrap,
   launcherRun,
   launcherScript,
-} from "../../src/tmux/run/launcher.ts";
-import { shellFromProbe } from "../../src/tmux/run/probe.ts";
-import { callNames } from "../../src/tmux/run/shell.ts";
+} from "../../src/tmux/run/line/launcher.ts";
+import { shellFromProbe } from "../../src/tmux/run/line/probe.ts";
+import { callNames } from "../../src/tmux/run/base/shell.ts";
 
 Deno.test("the launcher line reads the same in every launched shell: no quote, backslash, ! or newline inside", () => {
   const bootstrap = launcherBootstrap("/tmp/tmux-1000/default");

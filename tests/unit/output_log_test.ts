@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../deps.ts";
-import { LOGS_MAX_BYTES, OutputLog } from "../../src/tmux/run/output_log.ts";
-import { OutputStore, STORE_MAX_BYTES } from "../../src/tmux/run/run_output.ts";
+import { LOGS_MAX_BYTES, OutputLog } from "../../src/tmux/run/output/output_log.ts";
+import { OutputStore, STORE_MAX_BYTES } from "../../src/tmux/run/output/run_output.ts";
 
 const page = { maxBytes: 16384, maxLines: 400 };
 

@@ -1,9 +1,9 @@
 // A run that may still start is settled by what its pane shows, whichever server process looks.
 
 import { assertEquals } from "../deps.ts";
-import { endedUnused, pendingMark, superseded } from "../../src/tmux/run/pending.ts";
-import { callNames, ENDED_OPTION, RUNNING_OPTION } from "../../src/tmux/run/shell.ts";
-import type { RunRecord } from "../../src/tmux/run/record.ts";
+import { endedUnused, pendingMark, superseded } from "../../src/tmux/run/base/pending.ts";
+import { callNames, ENDED_OPTION, RUNNING_OPTION } from "../../src/tmux/run/base/shell.ts";
+import type { RunRecord } from "../../src/tmux/run/base/record.ts";
 
 const X = callNames("00000000000000aa");
 const Y = callNames("00000000000000bb");

@@ -1,8 +1,8 @@
 import { assert, assertEquals } from "../deps.ts";
-import { EchoScan } from "../../src/tmux/run/echo_scan.ts";
-import { RunOutput } from "../../src/tmux/run/run_output.ts";
-import { callNames, endMarkerPrefix } from "../../src/tmux/run/shell.ts";
-import { RunStream } from "../../src/tmux/run/stream.ts";
+import { EchoScan } from "../../src/tmux/run/output/echo_scan.ts";
+import { RunOutput } from "../../src/tmux/run/output/run_output.ts";
+import { callNames, endMarkerPrefix } from "../../src/tmux/run/base/shell.ts";
+import { RunStream } from "../../src/tmux/run/wait/stream.ts";
 
 const names = callNames("0123456789abcdef");
 const FUNCTION = "__tmux_mcp_f";

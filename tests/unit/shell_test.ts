@@ -1,13 +1,13 @@
 import { assert, assertEquals, assertMatch } from "../deps.ts";
-import { callNames, isInlineSafe, shellQuote } from "../../src/tmux/run/shell.ts";
+import { callNames, isInlineSafe, shellQuote } from "../../src/tmux/run/base/shell.ts";
 import { classifyProcess } from "../../src/tmux/shells.ts";
 import {
   buildTypedLine,
   commandDigest,
   fetchOf,
   runFunction,
-} from "../../src/tmux/run/run_function.ts";
-import { parseRunEnd } from "../../src/tmux/run/run_end.ts";
+} from "../../src/tmux/run/line/run_function.ts";
+import { parseRunEnd } from "../../src/tmux/run/base/run_end.ts";
 
 Deno.test("classifyProcess knows POSIX shells, refuses others, and normalizes names", () => {
   assertEquals(classifyProcess("bash"), "posix_shell");

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../deps.ts";
-import { LineReducer, LONG_LINE } from "../../src/tmux/run/terminal_text.ts";
-import { REWRITE_CREDIT_MAX, REWRITE_PER_CHAR } from "../../src/tmux/run/rows_above.ts";
+import { LineReducer, LONG_LINE } from "../../src/tmux/run/output/terminal_text.ts";
+import { REWRITE_CREDIT_MAX, REWRITE_PER_CHAR } from "../../src/tmux/run/output/rows_above.ts";
 import { unescapeOutput } from "../../src/tmux/transport/watcher.ts";
 
 function reduce(text: string) {

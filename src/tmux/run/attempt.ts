@@ -7,17 +7,17 @@
 
 import type { TmuxChild } from "../transport/exec.ts";
 import type { OutputTap } from "../transport/watch.ts";
-import type { LauncherRun } from "./launcher.ts";
-import type { TypablePane } from "./look.ts";
-import type { RunContext } from "./results.ts";
-import type { Fetch, RunFunction } from "./run_function.ts";
-import type { RunOutput } from "./run_output.ts";
-import type { CallNames } from "./shell.ts";
-import type { PaneCall, Runner } from "./state.ts";
-import type { RunStream, TypingOptions } from "./stream.ts";
-import type { RunRequest } from "./types.ts";
+import type { LauncherRun } from "./line/mod.ts";
+import type { TypablePane } from "./look/mod.ts";
+import type { RunContext } from "./end/mod.ts";
+import type { Fetch, RunFunction } from "./line/mod.ts";
+import type { RunOutput } from "./output/mod.ts";
+import type { CallNames } from "./base/mod.ts";
+import type { PaneCall, Runner } from "./turn/mod.ts";
+import type { RunStream, TypingOptions } from "./wait/mod.ts";
+import type { RunRequest } from "./base/mod.ts";
 import type { InputWait } from "../read/input_wait.ts";
-import { waitForEnd, type WaitOutcome } from "./wait.ts";
+import { waitForEnd, type WaitOutcome } from "./wait/mod.ts";
 import { abortable, ABORTED } from "../../util/mod.ts";
 import { untilProgramWaits } from "../read/program_turn.ts";
 import { queryPane } from "../objects/target.ts";

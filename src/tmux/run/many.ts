@@ -14,8 +14,8 @@ import { hostName, socketKey } from "../transport/exec.ts";
 import { listPanes } from "../objects/objects.ts";
 import { checkId } from "../objects/target.ts";
 import { runCommand } from "./runner.ts";
-import type { Runner } from "./state.ts";
-import type { RunResult } from "./types.ts";
+import type { Runner } from "./turn/mod.ts";
+import type { RunResult } from "./base/mod.ts";
 
 /** One pane of a fan-out: its `%N` id on a tmux server (of this host or another). */
 export interface PaneTarget {

@@ -8,7 +8,7 @@
  */
 
 export { runCommand } from "./runner.ts";
-export { runOfMark } from "./shell.ts";
+export { runOfMark } from "./base/mod.ts";
 export {
   MANY_MAX,
   paneLabel,
@@ -17,8 +17,8 @@ export {
   runMany,
   type RunManyRequest,
 } from "./many.ts";
-export { type ResumeRequest, waitForRun } from "./resume.ts";
-export { createRunner, type Runner, runSettled, stopRunner } from "./state.ts";
+export { type ResumeRequest, waitForRun } from "./end/mod.ts";
+export { createRunner, type Runner, runSettled, stopRunner } from "./turn/mod.ts";
 export {
   nothingLeft,
   ordered,
@@ -26,10 +26,10 @@ export {
   type OutputMore,
   type RunRequest,
   type RunResult,
-} from "./types.ts";
-export { parseRunId, runIdHost } from "./record.ts";
-export { newOwner } from "./owner.ts";
-export { type ListedRun, listRuns, type RunEndEvent, RunList, type RunState } from "./run_list.ts";
+} from "./base/mod.ts";
+export { parseRunId, runIdHost } from "./base/mod.ts";
+export { newOwner } from "./base/mod.ts";
+export { type ListedRun, listRuns, type RunEndEvent, RunList, type RunState } from "./turn/mod.ts";
 export { type ReadRequest, readRunOutput, type RunPage } from "./read_output.ts";
 export {
   type MatchGroup,

@@ -7,11 +7,11 @@
 
 import { TmuxError } from "../errors.ts";
 import type { OutputBudget } from "../read/excerpt.ts";
-import { parseRunId } from "./record.ts";
-import { mayCollect } from "./owner.ts";
-import type { Runner } from "./state.ts";
-import type { StoredRun } from "./run_output.ts";
-import type { OutputLog } from "./output_log.ts";
+import { parseRunId } from "./base/mod.ts";
+import { mayCollect } from "./base/mod.ts";
+import type { Runner } from "./turn/mod.ts";
+import type { StoredRun } from "./output/mod.ts";
+import type { OutputLog } from "./output/mod.ts";
 
 /** One read_command_output request. */
 export interface ReadRequest {

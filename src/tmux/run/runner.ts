@@ -1,17 +1,17 @@
 /**
  * run_command: one shell command in one pane, typed, waited for and collected. Its stages, in
- * order, each in its own place (what they share: attempt.ts):
- * - the pane's turn (state.ts `paneTurn`);
- * - check the pane (look.ts; preflight.ts: mode, foreground process, marks; probe.ts: which
- *   shell; reading.ts: a line editor reading a command line);
- * - the line (line.ts: the run function's call, or a launcher's line), claimed and typed in one
- *   tmux command (type_line.ts), typed again when the shell read it and could not run it;
- * - follow the run's byte stream or its channel (follow.ts, stream.ts, wait.ts);
- * - end: the result from how the wait ended, and what stays in the pane (settle.ts; the fields
- *   of a result: results.ts; the reasons it gives: reasons.ts; a run that may still start:
- *   pending.ts);
- * - after the call: a timed-out run followed, the shell let settle (follow.ts `afterRun`), and
- *   the pane's lock released (here).
+ * order, each a folder (what a call's stages share: attempt.ts):
+ * - the pane's turn (turn/: state.ts `paneTurn`);
+ * - check the pane (look/: look.ts; preflight.ts: mode, foreground process, marks; reading.ts: a
+ *   line editor reading a command line; line/probe.ts: which shell);
+ * - the line (typing.ts: the run function's call, or a launcher's line), claimed and typed in one
+ *   tmux command (look/type_line.ts), typed again when the shell read it and could not run it;
+ * - follow the run's byte stream or its channel (wait/: stream.ts, wait.ts);
+ * - end: the result from how the wait ended, and what stays in the pane (end/: settle.ts; the
+ *   fields of a result: results.ts; the reasons it gives: base/reasons.ts; a run that may still
+ *   start: base/pending.ts);
+ * - after the call: a timed-out run followed, the shell let settle (end/follow.ts `afterRun`),
+ *   and the pane's lock released (here).
  *
  * @module
  */
@@ -24,27 +24,27 @@ import { waitChannel } from "../transport/waiter.ts";
 import { hostName, lockKey } from "../transport/exec.ts";
 import { newNonce } from "../names.ts";
 import { verbatimPasteFlags } from "../version.ts";
-import { isMarker } from "./preflight.ts";
-import { progressReporter } from "./progress.ts";
-import { runIdOf } from "./record.ts";
-import { linkDropped, transportLost } from "./link_lost.ts";
-import { deleteFetched, PANE_CHANGED, typeLine } from "./type_line.ts";
-import { callNames } from "./shell.ts";
-import { functionFor, namedInRefusal, paneTurn, type Runner } from "./state.ts";
-import { NO_OUTPUT, ordered, type RunRequest, type RunResult } from "./types.ts";
+import { isMarker } from "./look/mod.ts";
+import { progressReporter } from "./output/mod.ts";
+import { runIdOf } from "./base/mod.ts";
+import { linkDropped, transportLost } from "./base/mod.ts";
+import { deleteFetched, PANE_CHANGED, typeLine } from "./look/mod.ts";
+import { callNames } from "./base/mod.ts";
+import { functionFor, namedInRefusal, paneTurn, type Runner } from "./turn/mod.ts";
+import { NO_OUTPUT, ordered, type RunRequest, type RunResult } from "./base/mod.ts";
 import { personKeysSinceLook } from "../read/person.ts";
-import { RunOutput } from "./run_output.ts";
-import { channelEnd } from "./wait.ts";
-import { RunStream } from "./stream.ts";
+import { RunOutput } from "./output/mod.ts";
+import { channelEnd } from "./wait/mod.ts";
+import { RunStream } from "./wait/mod.ts";
 import { tapOutput } from "../transport/watch.ts";
-import { cancelledRun, settle } from "./settle.ts";
-import { notStarted, type RunContext } from "./results.ts";
-import { afterRun, streamEnd } from "./follow.ts";
-import { editorReads } from "./reading.ts";
-import { busyWith } from "./reasons.ts";
-import { lookAtPane, type TypablePane } from "./look.ts";
+import { cancelledRun, settle } from "./end/mod.ts";
+import { notStarted, type RunContext } from "./end/mod.ts";
+import { afterRun, streamEnd } from "./end/mod.ts";
+import { editorReads } from "./look/mod.ts";
+import { busyWith } from "./base/mod.ts";
+import { lookAtPane, type TypablePane } from "./look/mod.ts";
 import { type Attempt, type Line, type Start, waitOnce } from "./attempt.ts";
-import { firstLine, retyped } from "./line.ts";
+import { firstLine, retyped } from "./typing.ts";
 
 /** Runs a command in a pane and waits for it, as the run_command contract says. */
 export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {

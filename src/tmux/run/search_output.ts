@@ -10,7 +10,7 @@ import { cutLine, lineBytes, type OutputBudget } from "../read/excerpt.ts";
 import { MatchClock } from "../read/match_clock.ts";
 import { compilePatterns } from "../read/wait_text.ts";
 import { firstLine, keptRun } from "./read_output.ts";
-import type { Runner } from "./state.ts";
+import type { Runner } from "./turn/mod.ts";
 
 /** One search of a run's output. */
 export interface SearchOutputRequest {

@@ -1,0 +1,24 @@
+/**
+ * The pane's turn: the state every call of one server shares (per-pane locks, runs given up, the
+ * output store), and the runs it keeps.
+ *
+ * @module
+ */
+
+export { type ListedRun, listRuns, type RunEndEvent, RunList, type RunState } from "./run_list.ts";
+export {
+  addCancelled,
+  addOrphan,
+  createRunner,
+  forgetRun,
+  functionFor,
+  namedInRefusal,
+  type PaneCall,
+  paneTurn,
+  rememberEnd,
+  rememberFunction,
+  type Runner,
+  runSettled,
+  stopRunner,
+  sweepOrphans,
+} from "./state.ts";
