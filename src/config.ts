@@ -6,8 +6,8 @@
 
 import type { Flags } from "./flags.ts";
 import type { ServerConfig } from "./server.ts";
-import { parseTier, type ToolPolicy } from "./tools/policy.ts";
-import { checkToolNames, DEFAULT_TOOLSETS, parseToolsets } from "./tools/toolsets.ts";
+import { parseTier, type ToolPolicy } from "./tools/define/policy.ts";
+import { checkToolNames, DEFAULT_TOOLSETS, parseToolsets } from "./tools/define/toolsets.ts";
 import { isLoopback } from "./util/mod.ts";
 import { parseRemote, type RemoteHost, type Scope, SOCKET_NAME } from "./tmux/mod.ts";
 

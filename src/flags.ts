@@ -6,7 +6,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
+import { TOOLSET_NAMES, TOOLSETS } from "./tools/define/toolsets.ts";
 
 /** Parsed flags, before defaults from the environment are applied. */
 export interface Flags {

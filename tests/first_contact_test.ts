@@ -4,8 +4,8 @@
 // with; error replies name the request they answer.
 
 import { assert, assertEquals, assertMatch } from "./deps.ts";
-import { maxResultChars } from "../src/tools/define.ts";
-import { TOOLSET_NAMES, TOOLSETS } from "../src/tools/toolsets.ts";
+import { maxResultChars } from "../src/tools/define/define.ts";
+import { TOOLSET_NAMES, TOOLSETS } from "../src/tools/define/toolsets.ts";
 import manifest from "../deno.json" with { type: "json" };
 import { postMcp, runServerToExit, withServer } from "./helpers/mcp.ts";
 import { startTmux, until, untilRunning } from "./helpers/tmux.ts";

@@ -12,7 +12,7 @@ import {
 } from "./helpers/mcp.ts";
 import { readPage } from "./helpers/output.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
-import { RUN_DEFAULTS } from "../src/tools/run_defaults.ts";
+import { RUN_DEFAULTS } from "../src/tools/define/run_defaults.ts";
 
 /** What a client of the SDK caps at (it closes the connection beyond 10 MiB); ours are far below. */
 const MESSAGE_MAX = 32 * 1024;

@@ -5,29 +5,29 @@
  */
 
 import type { McpServer } from "../deps.ts";
-import type { ToolContext } from "./context.ts";
-import { type AnyToolSpec, registerSpec } from "./define.ts";
-import { allowed, type ToolPolicy } from "./policy.ts";
-import { CHANNEL_TOOLS } from "./channels.ts";
-import { INPUT_TOOLS } from "./input.ts";
-import { OPTION_TOOLS } from "./options.ts";
-import { PANE_TOOLS } from "./panes.ts";
+import type { ToolContext } from "./define/mod.ts";
+import { type AnyToolSpec, registerSpec } from "./define/mod.ts";
+import { allowed, type ToolPolicy } from "./define/mod.ts";
+import { CHANNEL_TOOLS } from "./objects/mod.ts";
+import { INPUT_TOOLS } from "./read/mod.ts";
+import { OPTION_TOOLS } from "./objects/mod.ts";
+import { PANE_TOOLS } from "./objects/mod.ts";
 import { registerPrompts } from "./prompts.ts";
-import { READ_TOOLS } from "./read.ts";
+import { READ_TOOLS } from "./read/mod.ts";
 import { registerResources } from "./resources.ts";
-import { RUN_TOOLS } from "./run.ts";
-import { RUN_MANY_TOOLS } from "./run_many.ts";
-import { registerRunResources, RUN_LIST_TOOLS } from "./runs.ts";
-import { sessionPush } from "./push.ts";
-import { registerWatchResources, WATCH_TOOLS } from "./watches.ts";
-import { SCREEN_TOOLS } from "./screen.ts";
-import { SESSION_TOOLS } from "./sessions.ts";
-import { WINDOW_TOOLS } from "./windows.ts";
-import { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
+import { RUN_TOOLS } from "./runs/mod.ts";
+import { RUN_MANY_TOOLS } from "./runs/mod.ts";
+import { registerRunResources, RUN_LIST_TOOLS } from "./runs/mod.ts";
+import { sessionPush } from "./define/mod.ts";
+import { registerWatchResources, WATCH_TOOLS } from "./read/mod.ts";
+import { SCREEN_TOOLS } from "./read/mod.ts";
+import { SESSION_TOOLS } from "./objects/mod.ts";
+import { WINDOW_TOOLS } from "./objects/mod.ts";
+import { TOOLSET_NAMES, toolsetOf } from "./define/mod.ts";
 
-export type { ServerConfig, ToolContext } from "./context.ts";
-export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
-export { confinementParagraph } from "./confinement.ts";
+export type { ServerConfig, ToolContext } from "./define/mod.ts";
+export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./define/mod.ts";
+export { confinementParagraph } from "./define/mod.ts";
 
 /** Every tool this server knows, in listing order. */
 export const ALL_TOOLS: AnyToolSpec[] = [

@@ -15,8 +15,8 @@ import {
   listWindows,
   sessionIdByName,
 } from "../tmux/mod.ts";
-import { socketOf, type ToolContext } from "./context.ts";
-import { paneText, renderPaneText } from "./pane_text.ts";
+import { socketOf, type ToolContext } from "./define/mod.ts";
+import { paneText, renderPaneText } from "./define/mod.ts";
 
 function json(
   uri: URL,

@@ -7,7 +7,7 @@ import {
   type Transport,
 } from "../deps.ts";
 import { startTmux, type TestTmux } from "./tmux.ts";
-import { RUN_DEFAULTS } from "../../src/tools/run_defaults.ts";
+import { RUN_DEFAULTS } from "../../src/tools/define/run_defaults.ts";
 import { RUN_RESULT_ORDER } from "../../src/tmux/run/base/types.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

@@ -2,7 +2,7 @@ import { assert, assertEquals, assertMatch } from "../deps.ts";
 import { configFromFlags } from "../../src/config.ts";
 import { parseFlags } from "../../src/flags.ts";
 import { ALL_TOOLS } from "../../src/tools/mod.ts";
-import { TOOLSET_NAMES, toolsetOf, TOOLSETS } from "../../src/tools/toolsets.ts";
+import { TOOLSET_NAMES, toolsetOf, TOOLSETS } from "../../src/tools/define/toolsets.ts";
 
 function message(fn: () => unknown): string {
   try {

@@ -15,7 +15,7 @@ import {
   type Scope,
   TmuxError,
   type TmuxSocket,
-} from "../tmux/mod.ts";
+} from "../../tmux/mod.ts";
 
 /** Argument fields that name one pane, window or session by id. */
 const NAMED = ["pane_id", "window_id", "session_id", "source_pane_id", "target_pane_id"] as const;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import { z } from "../../deps.ts";
 import {
   getSession,
   kill,
@@ -15,9 +15,9 @@ import {
   serverInfo,
   SESSION_FIELDS,
   WINDOW_FIELDS,
-} from "../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
-import { checkCreatable } from "./scope_guard.ts";
+} from "../../tmux/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
+import { checkCreatable } from "../define/mod.ts";
 import {
   commandSchema,
   createdOutput,
@@ -29,7 +29,7 @@ import {
   sessionSpecShape,
   sizeSchema,
   socketNameSchema,
-} from "./schemas.ts";
+} from "../define/mod.ts";
 
 const sessionSchema = objectSchema(SESSION_FIELDS);
 const windowSchema = objectSchema(WINDOW_FIELDS);

@@ -15,8 +15,8 @@ import {
   type ZodString,
   type ZodType,
   type ZodTypeOf,
-} from "../deps.ts";
-import { PERSON_POLICIES, type PersonPolicy } from "../tmux/mod.ts";
+} from "../../deps.ts";
+import { PERSON_POLICIES, type PersonPolicy } from "../../tmux/mod.ts";
 
 /** tmux `-L` socket names: a plain file name. */
 export const socketNameSchema: ZodOptional<ZodNullable<ZodString>> = z.string().regex(

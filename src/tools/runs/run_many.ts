@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type Infer, z, type ZodObject } from "../deps.ts";
+import { type Infer, z, type ZodObject } from "../../deps.ts";
 import {
   MANY_MAX,
   paneLabel,
@@ -13,18 +13,18 @@ import {
   type RunResult,
   TmuxError,
   type TmuxSocket,
-} from "../tmux/mod.ts";
-import { budgetOf, clampTimeout, socketOf, type ToolContext } from "./context.ts";
-import { type AnyToolSpec, defineTool, progressNotifier } from "./define.ts";
-import { checkPanesInScope } from "./scope_guard.ts";
-import { lines } from "./render.ts";
+} from "../../tmux/mod.ts";
+import { budgetOf, clampTimeout, socketOf, type ToolContext } from "../define/mod.ts";
+import { type AnyToolSpec, defineTool, progressNotifier } from "../define/mod.ts";
+import { checkPanesInScope } from "../define/mod.ts";
+import { lines } from "../define/mod.ts";
 import {
   ifPersonTypingSchema,
   maxLinesSchema,
   maxOutputBytesSchema,
   socketNameSchema,
   timeoutSchema,
-} from "./schemas.ts";
+} from "../define/mod.ts";
 
 /** How one pane's run went. */
 const STATES = ["ok", "nonzero", "timed_out", "no_status", "not_started", "error"] as const;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import { z } from "../../deps.ts";
 import {
   hideActivity,
   pasteText,
@@ -12,9 +12,9 @@ import {
   type PersonPolicy,
   runOfMark,
   sendKeys,
-} from "../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
-import { ifPersonTypingSchema, paneIdOutput, paneSpecShape } from "./schemas.ts";
+} from "../../tmux/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
+import { ifPersonTypingSchema, paneIdOutput, paneSpecShape } from "../define/mod.ts";
 import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
 
 /** Where the input went, when a run_command's command still had the pane. */

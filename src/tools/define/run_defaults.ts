@@ -7,7 +7,7 @@
  * @module
  */
 
-import { nothingLeft } from "../tmux/mod.ts";
+import { nothingLeft } from "../../tmux/mod.ts";
 
 /** Each field's default, as absent means. */
 export const RUN_DEFAULTS: Readonly<Record<string, unknown>> = {

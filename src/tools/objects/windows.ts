@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import { z } from "../../deps.ts";
 import {
   getWindow,
   kill,
@@ -18,8 +18,8 @@ import {
   selectLayout,
   selectWindow,
   WINDOW_FIELDS,
-} from "../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
+} from "../../tmux/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
 import {
   commandSchema,
   createdOutput,
@@ -32,7 +32,7 @@ import {
   sizeSchema,
   socketNameSchema,
   windowIdSchema,
-} from "./schemas.ts";
+} from "../define/mod.ts";
 
 const windowSchema = objectSchema(WINDOW_FIELDS);
 const paneSchema = objectSchema(PANE_FIELDS);

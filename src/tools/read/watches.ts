@@ -6,12 +6,12 @@
  * @module
  */
 
-import { type McpServer, resourceTemplate, z } from "../deps.ts";
-import { type PaneWatchEnd, TmuxError, WATCH_MAX_SECONDS, watchPane } from "../tmux/mod.ts";
-import type { ToolContext } from "./context.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
-import type { SessionPush } from "./push.ts";
-import { paneIdOutput, paneSpecShape } from "./schemas.ts";
+import { type McpServer, resourceTemplate, z } from "../../deps.ts";
+import { type PaneWatchEnd, TmuxError, WATCH_MAX_SECONDS, watchPane } from "../../tmux/mod.ts";
+import type { ToolContext } from "../define/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
+import type { SessionPush } from "../define/mod.ts";
+import { paneIdOutput, paneSpecShape } from "../define/mod.ts";
 
 /** A watch as its resource shows it. */
 interface Watch {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import { z } from "../../deps.ts";
 import {
   clearPane,
   getPane,
@@ -18,8 +18,8 @@ import {
   setPaneTitle,
   splitWindow,
   swapPanes,
-} from "../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
+} from "../../tmux/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
 import {
   commandSchema,
   createdOutput,
@@ -33,7 +33,7 @@ import {
   sessionSpecShape,
   sizeSchema,
   socketNameSchema,
-} from "./schemas.ts";
+} from "../define/mod.ts";
 
 const paneSchema = objectSchema(PANE_FIELDS).extend({
   agent_granted: z.boolean().describe(

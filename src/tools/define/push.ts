@@ -7,7 +7,7 @@
  * @module
  */
 
-import { handleSubscriptions, type McpServer, sendExtensionNotification } from "../deps.ts";
+import { handleSubscriptions, type McpServer, sendExtensionNotification } from "../../deps.ts";
 
 /** How a session is told things. */
 export interface SessionPush {

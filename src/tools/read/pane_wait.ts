@@ -15,13 +15,13 @@ import {
   type ZodObject,
   type ZodOptional,
   type ZodString,
-} from "../deps.ts";
-import { cutLine, TmuxError, type TmuxSocket, WAIT_OUTCOMES, waitForText } from "../tmux/mod.ts";
-import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
-import { type Extra, progressNotifier } from "./define.ts";
-import { paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
-import { timeoutSchema } from "./schemas.ts";
-import { withoutDefaults } from "./run_defaults.ts";
+} from "../../deps.ts";
+import { cutLine, TmuxError, type TmuxSocket, WAIT_OUTCOMES, waitForText } from "../../tmux/mod.ts";
+import { budgetOf, clampTimeout, type ToolContext } from "../define/mod.ts";
+import { type Extra, progressNotifier } from "../define/mod.ts";
+import { paneTextOf, paneTextOutput, renderPaneText } from "../define/mod.ts";
+import { timeoutSchema } from "../define/mod.ts";
+import { withoutDefaults } from "../define/mod.ts";
 
 /** Patterns a wait ends at: up to 20, each up to 1000 characters. */
 export const patternsSchema: ZodArray<ZodString> = z.array(z.string().min(1).max(1000)).max(20);

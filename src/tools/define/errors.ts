@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { CallToolResult } from "../deps.ts";
-import { TmuxError } from "../tmux/mod.ts";
+import type { CallToolResult } from "../../deps.ts";
+import { TmuxError } from "../../tmux/mod.ts";
 
 /** Maps any thrown value to an `isError` result whose text starts with the error code. */
 export function errorResult(error: unknown): CallToolResult {

@@ -6,14 +6,14 @@
  * @module
  */
 
-import { type McpServer, resourceTemplate, z } from "../deps.ts";
-import type { ListedRun, RunEndEvent } from "../tmux/mod.ts";
-import { socketOf, type ToolContext } from "./context.ts";
-import type { SessionPush } from "./push.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
-import { count, size } from "./render.ts";
-import { digest } from "../util/mod.ts";
-import { socketNameSchema } from "./schemas.ts";
+import { type McpServer, resourceTemplate, z } from "../../deps.ts";
+import type { ListedRun, RunEndEvent } from "../../tmux/mod.ts";
+import { socketOf, type ToolContext } from "../define/mod.ts";
+import type { SessionPush } from "../define/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
+import { count, size } from "../define/mod.ts";
+import { digest } from "../../util/mod.ts";
+import { socketNameSchema } from "../define/mod.ts";
 
 /** A run as a result shows it: its command only as the audit log does (length and digest). */
 export interface ShownRun {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "../deps.ts";
+import { z } from "../../deps.ts";
 import {
   capturePane,
   captureSince,
@@ -14,10 +14,10 @@ import {
   lineBytes,
   searchPanes,
   snapshotPane,
-} from "../tmux/mod.ts";
-import { budgetOf } from "./context.ts";
-import { type AnyToolSpec, defineTool } from "./define.ts";
-import { paneText, paneTextOutput, renderPaneText } from "./pane_text.ts";
+} from "../../tmux/mod.ts";
+import { budgetOf } from "../define/mod.ts";
+import { type AnyToolSpec, defineTool } from "../define/mod.ts";
+import { paneText, paneTextOutput, renderPaneText } from "../define/mod.ts";
 import { patternsSchema, renderWait, waitOnPane, waitOutput, waitUntilShape } from "./pane_wait.ts";
 import {
   caseSensitiveSchema,
@@ -27,7 +27,7 @@ import {
   paneSpecShape,
   sessionSpecShape,
   timeoutSchema,
-} from "./schemas.ts";
+} from "../define/mod.ts";
 
 /** The reading tools. */
 export const READ_TOOLS: AnyToolSpec[] = [

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { OutputMatches, RunPage } from "../tmux/mod.ts";
+import type { OutputMatches, RunPage } from "../../tmux/mod.ts";
 
 /** A search's matches as read_command_output's page, with the count. */
 export function matchesPage(

@@ -5,12 +5,12 @@
  * @module
  */
 
-import { z } from "../deps.ts";
-import { type PersonPolicy, resolvePane, TmuxError, type TmuxSocket } from "../tmux/mod.ts";
-import { budgetOf, clampTimeout, type ToolContext } from "./context.ts";
+import { z } from "../../deps.ts";
+import { type PersonPolicy, resolvePane, TmuxError, type TmuxSocket } from "../../tmux/mod.ts";
+import { budgetOf, clampTimeout, type ToolContext } from "../define/mod.ts";
 import { READ_OUTPUT_TOOL } from "./read_output.ts";
-import { leanRunResult, RUN_DEFAULTS } from "./run_defaults.ts";
-import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "./define.ts";
+import { leanRunResult, RUN_DEFAULTS } from "../define/mod.ts";
+import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "../define/mod.ts";
 import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
 import {
   ifPersonTypingSchema,
@@ -19,7 +19,7 @@ import {
   paneSpecShape,
   socketNameSchema,
   timeoutSchema,
-} from "./schemas.ts";
+} from "../define/mod.ts";
 
 const input = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { z } from "../deps.ts";
-import { type Excerpt, excerptOf, type OutputBudget } from "../tmux/mod.ts";
+import { z } from "../../deps.ts";
+import { type Excerpt, excerptOf, type OutputBudget } from "../../tmux/mod.ts";
 import { count, lines as linesOf, size, withGap } from "./render.ts";
 
 /** The fields of pane lines, in the order results carry them. */

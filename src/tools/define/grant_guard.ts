@@ -18,9 +18,9 @@ import {
   parseRunId,
   TmuxError,
   type TmuxSocket,
-} from "../tmux/mod.ts";
-import { BoundedMap } from "../util/mod.ts";
-import type { McpServer, RequestHandlerExtra } from "../deps.ts";
+} from "../../tmux/mod.ts";
+import { BoundedMap } from "../../util/mod.ts";
+import type { McpServer, RequestHandlerExtra } from "../../deps.ts";
 
 /** Argument fields that name one pane, window or session by id. */
 const NAMED = ["pane_id", "window_id", "session_id", "source_pane_id", "target_pane_id"] as const;

@@ -10,10 +10,10 @@ import {
   type OutputBudget,
   type TmuxClient,
   type TmuxSocket,
-} from "../tmux/mod.ts";
+} from "../../tmux/mod.ts";
 import type { SessionPush } from "./push.ts";
 import type { ToolPolicy } from "./policy.ts";
-import type { RemoteHost, Scope, SshOptions } from "../tmux/mod.ts";
+import type { RemoteHost, Scope, SshOptions } from "../../tmux/mod.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
 export interface ServerConfig {

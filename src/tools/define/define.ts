@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { CallToolResult, McpServer, RequestHandlerExtra } from "../deps.ts";
-import { type Infer, z, type ZodObject, type ZodRawShape, type ZodType } from "../deps.ts";
+import type { CallToolResult, McpServer, RequestHandlerExtra } from "../../deps.ts";
+import { type Infer, z, type ZodObject, type ZodRawShape, type ZodType } from "../../deps.ts";
 import {
   checkId,
   LOCAL_HOST,
@@ -16,15 +16,15 @@ import {
   runIdHost,
   TmuxError,
   type TmuxSocket,
-} from "../tmux/mod.ts";
+} from "../../tmux/mod.ts";
 import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
 import { askPerson, checkGrants } from "./grant_guard.ts";
 import { confinementNote } from "./confinement.ts";
-import { deadline, digest } from "../util/mod.ts";
-import { withCallDeadline } from "../tmux/mod.ts";
+import { deadline, digest } from "../../util/mod.ts";
+import { withCallDeadline } from "../../tmux/mod.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
 export type Extra = RequestHandlerExtra;

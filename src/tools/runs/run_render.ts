@@ -13,8 +13,8 @@ import {
   type RunPage,
   type RunResult,
   type TmuxSocket,
-} from "../tmux/mod.ts";
-import { count, lines, size, withGap } from "./render.ts";
+} from "../../tmux/mod.ts";
+import { count, lines, size, withGap } from "../define/mod.ts";
 
 /** The tool that reads what a result left out. */
 export const READ_TOOL = "read_command_output";

@@ -1,0 +1,52 @@
+/**
+ * How a tool is made: its spec, tier, toolset and schemas, the guards at its door (scope, granted
+ * panes), its context and what its session is told without a call, and how results show pane text
+ * within the output budget.
+ *
+ * @module
+ */
+
+export { confinementParagraph } from "./confinement.ts";
+export {
+  budgetOf,
+  clampTimeout,
+  type ServerConfig,
+  socketOf,
+  type ToolContext,
+} from "./context.ts";
+export {
+  type AnyToolSpec,
+  defineTool,
+  type Extra,
+  progressNotifier,
+  registerSpec,
+} from "./define.ts";
+export { paneText, paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
+export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
+export { type SessionPush, sessionPush } from "./push.ts";
+export { count, lines, size, withGap } from "./render.ts";
+export { leanRunResult, RUN_DEFAULTS, withoutDefaults } from "./run_defaults.ts";
+export {
+  caseSensitiveSchema,
+  commandSchema,
+  createdOutput,
+  directorySchema,
+  ifPersonTypingSchema,
+  killedOutput,
+  maxLinesSchema,
+  maxOutputBytesSchema,
+  nameSchema,
+  objectSchema,
+  okOutput,
+  paneIdOutput,
+  paneIdSchema,
+  paneSpecShape,
+  sessionIdSchema,
+  sessionSpecShape,
+  sizeSchema,
+  socketNameSchema,
+  timeoutSchema,
+  windowIdSchema,
+} from "./schemas.ts";
+export { checkCreatable, checkPanesInScope } from "./scope_guard.ts";
+export { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
