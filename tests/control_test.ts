@@ -3,8 +3,8 @@
 import { assert, assertEquals } from "./deps.ts";
 import { startTmux } from "./helpers/tmux.ts";
 import { createTmuxClient } from "../src/tmux/mod.ts";
-import { runTmux } from "../src/tmux/transport/command.ts";
-import { THEN } from "../src/tmux/transport/command_line.ts";
+import { runTmux } from "../src/tmux/transport/control/command.ts";
+import { THEN } from "../src/tmux/transport/spawn/command_line.ts";
 import { TmuxError } from "../src/tmux/errors.ts";
 
 Deno.test("text with quotes, $, ~, #, backslashes and every control character round-trips", async () => {

@@ -7,18 +7,22 @@
  * @module
  */
 
-import { closeControlPool, type ControlPool, createControlPool } from "./transport/control.ts";
-import { createClientGates } from "./transport/gate.ts";
-import { closeOrphanGuards } from "./transport/orphan_guard.ts";
-import { closeWatcherPool } from "./transport/watcher_pool.ts";
-import { createWatcherPool, type WatcherPool } from "./transport/watcher.ts";
+import {
+  closeControlPool,
+  type ControlPool,
+  createControlPool,
+} from "./transport/control/control.ts";
+import { createClientGates } from "./transport/control/gate.ts";
+import { closeOrphanGuards } from "./transport/control/orphan_guard.ts";
+import { closeWatcherPool } from "./transport/watch/watcher_pool.ts";
+import { createWatcherPool, type WatcherPool } from "./transport/watch/watcher.ts";
 import type { TmuxSocket } from "./transport/socket.ts";
-import { LOCAL_HOST, type RemoteHost } from "./transport/remote_spec.ts";
+import { LOCAL_HOST, type RemoteHost } from "./transport/remote/remote_spec.ts";
 import type { Scope } from "./objects/scope.ts";
-import type { SshOptions } from "./transport/ssh.ts";
+import type { SshOptions } from "./transport/remote/ssh.ts";
 import { TmuxError } from "./errors.ts";
 import { Recordings } from "./record/mod.ts";
-import { createRemoteHosts } from "./transport/remote_hosts.ts";
+import { createRemoteHosts } from "./transport/remote/remote_hosts.ts";
 import {
   createTypedCursors,
   createUnfinishedAnswers,
@@ -26,7 +30,7 @@ import {
   rememberTyped,
   takeUnfinished,
   typedCursor,
-} from "./read/typed_echo.ts";
+} from "./read/capture/typed_echo.ts";
 import {
   createRunner,
   type ListedRun,

@@ -1,6 +1,6 @@
 import { assertEquals } from "../deps.ts";
 import { activityTitle, restoreText } from "../../src/tmux/objects/activity_mark.ts";
-import { commandText, THEN } from "../../src/tmux/transport/command_line.ts";
+import { commandText, THEN } from "../../src/tmux/transport/spawn/command_line.ts";
 
 Deno.test("activityTitle: the command's printable text, cut to 40 characters", () => {
   assertEquals(activityTitle("make test"), "[agent] make test");

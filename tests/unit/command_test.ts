@@ -1,6 +1,6 @@
 import { assertEquals } from "../deps.ts";
-import { queriesOf } from "../../src/tmux/transport/command.ts";
-import { THEN } from "../../src/tmux/transport/command_line.ts";
+import { queriesOf } from "../../src/tmux/transport/control/command.ts";
+import { THEN } from "../../src/tmux/transport/spawn/command_line.ts";
 
 Deno.test("queriesOf keeps the commands of a chain that change nothing", () => {
   const all = ["show-options", "-v", "@x", THEN, "capture-pane", "-p"];

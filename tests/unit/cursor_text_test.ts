@@ -1,7 +1,7 @@
 // What a capture_since cursor's row held, and the echo of what was typed on it, are not output.
 
 import { assertEquals } from "../deps.ts";
-import { newText, oldText, oldTextNow } from "../../src/tmux/read/cursor_text.ts";
+import { newText, oldText, oldTextNow } from "../../src/tmux/read/capture/cursor_text.ts";
 
 const TYPED = "echo MARK_1";
 

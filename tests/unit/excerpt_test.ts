@@ -6,7 +6,7 @@ import {
   isNotText,
   lineBytes,
   notTextMarker,
-} from "../../src/tmux/read/excerpt.ts";
+} from "../../src/tmux/read/text/excerpt.ts";
 
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 

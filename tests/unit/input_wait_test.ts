@@ -1,5 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { parseInputWait } from "../../src/tmux/read/input_wait.ts";
+import { parseInputWait } from "../../src/tmux/read/wait/input_wait.ts";
 
 // Answers of the look's script as recorded on Linux (x86_64, kernel 6.18): per process of the
 // foreground group `pid state wchan syscall arg0 socket fd0-is-tty read-fd-is-tty`.

@@ -1,5 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { lineEditorSeen } from "../../src/tmux/transport/line_editor.ts";
+import { lineEditorSeen } from "../../src/tmux/transport/watch/line_editor.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const ON = "\\033[?2004h";

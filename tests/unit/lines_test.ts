@@ -1,5 +1,5 @@
 import { assertEquals } from "../deps.ts";
-import { readCapped, readLines } from "../../src/tmux/transport/lines.ts";
+import { readCapped, readLines } from "../../src/tmux/transport/spawn/lines.ts";
 
 /** A byte stream handing `chunks` one by one, as a pipe splits what it carries. */
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {

@@ -6,7 +6,7 @@ import {
   outputStart,
   prefixCells,
   splitCapture,
-} from "../../src/tmux/read/output.ts";
+} from "../../src/tmux/read/text/output.ts";
 
 const TYPED = " (eval 'echo hi'); printf x 'tmux_mcp_ab'; wait-for -S tmux_mcp_ab; exit $s)";
 

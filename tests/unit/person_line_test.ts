@@ -1,7 +1,7 @@
 import { assertEquals } from "../deps.ts";
 import { foreignText } from "../../src/tmux/read/person.ts";
 import type { TmuxSocket } from "../../src/tmux/transport/socket.ts";
-import { noteTypedLine, showTypedLines } from "../../src/tmux/read/typed_lines.ts";
+import { noteTypedLine, showTypedLines } from "../../src/tmux/read/capture/typed_lines.ts";
 
 Deno.test("foreignText: what a prompt's row says of its command line", () => {
   // tmux drops trailing blanks: the cursor after "$ " on a row captured as "$".

@@ -1,6 +1,6 @@
 import { assertEquals, assertMatch } from "../deps.ts";
-import { createSshLink, sshFailure } from "../../src/tmux/transport/ssh.ts";
-import { parseRemote } from "../../src/tmux/transport/remote_spec.ts";
+import { createSshLink, sshFailure } from "../../src/tmux/transport/remote/ssh.ts";
+import { parseRemote } from "../../src/tmux/transport/remote/remote_spec.ts";
 
 Deno.test("--remote declarations: aliases, ssh:// addresses, socket and tmux settings", () => {
   assertEquals(parseRemote("web1=ssh:web1"), {

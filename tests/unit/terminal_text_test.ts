@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../deps.ts";
 import { LineReducer, LONG_LINE } from "../../src/tmux/run/output/terminal_text.ts";
 import { REWRITE_CREDIT_MAX, REWRITE_PER_CHAR } from "../../src/tmux/run/output/rows_above.ts";
-import { unescapeOutput } from "../../src/tmux/transport/watcher.ts";
+import { unescapeOutput } from "../../src/tmux/transport/watch/watcher.ts";
 
 function reduce(text: string) {
   const lines: string[] = [];

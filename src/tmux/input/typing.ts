@@ -7,16 +7,16 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import { runTmux } from "../transport/command.ts";
-import { chained, THEN } from "../transport/command_line.ts";
+import { runTmux } from "../transport/control/command.ts";
+import { chained, THEN } from "../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../objects/target.ts";
 import { activityTitle, hideActivity, showActivity } from "../objects/activity_mark.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "../version.ts";
-import { captureSince, screenRows } from "../read/capture.ts";
+import { captureSince, screenRows } from "../read/capture/capture.ts";
 import { guardPerson, noteTyped, PERSON_FIELDS, type PersonGuard } from "../read/person.ts";
 import { privateName, RUNNING_OPTION } from "../names.ts";
-import { lineEditorState, watchOutput } from "../transport/watch.ts";
+import { lineEditorState, watchOutput } from "../transport/watch/watch.ts";
 import { deadline, delay } from "../../util/mod.ts";
 import { callDeadline } from "../call_deadline.ts";
 

@@ -16,9 +16,9 @@
  */
 
 import { NAME_PREFIX } from "../names.ts";
-import { chained, commandText, THEN } from "../transport/command_line.ts";
+import { chained, commandText, THEN } from "../transport/spawn/command_line.ts";
 import { ourMark, takenBackWhenGone } from "./taken_back.ts";
-import { runTmux } from "../transport/command.ts";
+import { runTmux } from "../transport/control/command.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 
 /** The title shown while a run is under way. */

@@ -6,9 +6,9 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import { runTmux } from "../transport/command.ts";
-import { waitChannel } from "../transport/waiter.ts";
-import { socketKey, type TmuxChild } from "../transport/exec.ts";
+import { runTmux } from "../transport/control/command.ts";
+import { waitChannel } from "../transport/spawn/waiter.ts";
+import { socketKey, type TmuxChild } from "../transport/spawn/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { abortable, ABORTED, deadline } from "../../util/mod.ts";
 

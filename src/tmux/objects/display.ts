@@ -4,7 +4,7 @@
  * @module
  */
 
-import { runTmux } from "../transport/command.ts";
+import { runTmux } from "../transport/control/command.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { checkPlainFormat } from "./safe_format.ts";
 import { queryPane } from "./target.ts";

@@ -12,9 +12,9 @@
 import { TmuxError } from "../errors.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { NAME_PREFIX } from "../names.ts";
-import { runTmux } from "../transport/command.ts";
+import { runTmux } from "../transport/control/command.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { commandText } from "../transport/command_line.ts";
+import { commandText } from "../transport/spawn/command_line.ts";
 import { isMark, ourMark, takenBackWhenGone } from "./taken_back.ts";
 
 /** The user option that grants a pane (on a pane, window or session). */

@@ -6,11 +6,11 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import { runTmux } from "../transport/command.ts";
-import { THEN } from "../transport/command_line.ts";
+import { runTmux } from "../transport/control/command.ts";
+import { THEN } from "../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { listOwnClients, listPanes, type Pane } from "./objects.ts";
-import { moveWatchers } from "../transport/watcher_pool.ts";
+import { moveWatchers } from "../transport/watch/watcher_pool.ts";
 import type { IdKind } from "./target.ts";
 
 /** Refuses to end the pane this server runs in (`protect`). */

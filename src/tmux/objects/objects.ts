@@ -6,8 +6,8 @@
  */
 
 import { isNoServer, TmuxError } from "../errors.ts";
-import { runTmux } from "../transport/command.ts";
-import { THEN } from "../transport/command_line.ts";
+import { runTmux } from "../transport/control/command.ts";
+import { THEN } from "../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, intField, parseRecords, recordOf, splitRecords } from "../format.ts";
 import { checkId, queryPane } from "./target.ts";

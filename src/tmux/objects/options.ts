@@ -6,7 +6,7 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import { runTmux } from "../transport/command.ts";
+import { runTmux } from "../transport/control/command.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { checkId, type PaneSpec, resolvePane, resolveSession, type SessionSpec } from "./target.ts";
 import { NAME_PREFIX } from "../names.ts";

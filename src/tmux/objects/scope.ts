@@ -10,7 +10,7 @@
 import { TmuxError } from "../errors.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { NAME_PREFIX } from "../names.ts";
-import { runTmux } from "../transport/command.ts";
+import { runTmux } from "../transport/control/command.ts";
 import type { Scope, TmuxSocket } from "../transport/socket.ts";
 
 export type { Scope };

@@ -1,15 +1,15 @@
 /**
  * What this process sets in a person's tmux (a pane's title, the mark on what it made) is taken
  * back when it ends, however it ends: the setter first has the guard of that tmux server hold the
- * commands that undo it (see transport/orphan_guard.ts), and sets nothing it could not take back.
+ * commands that undo it (see transport/control/orphan_guard.ts), and sets nothing it could not take back.
  * Each undoing checks that what it undoes is still this process's, by this process's mark.
  *
  * @module
  */
 
-import { commandText } from "../transport/command_line.ts";
-import { lockKey } from "../transport/exec.ts";
-import { type ClientGates, runWhenWeEnd } from "../transport/gate.ts";
+import { commandText } from "../transport/spawn/command_line.ts";
+import { lockKey } from "../transport/spawn/exec.ts";
+import { type ClientGates, runWhenWeEnd } from "../transport/control/gate.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 
 /** The gates of the socket's owner, through which its clients and their guard start. */

@@ -7,14 +7,14 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import { runTmux } from "../transport/command.ts";
-import { chained, THEN } from "../transport/command_line.ts";
+import { runTmux } from "../transport/control/command.ts";
+import { chained, THEN } from "../transport/spawn/command_line.ts";
 import { markOwnCommand } from "./scope.ts";
 import { type GrantReach, markMade } from "./grants.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { formatOf, parseRecords } from "../format.ts";
 import { getPane, literal, type Pane } from "./objects.ts";
-import { whilePaneHeld } from "../transport/watcher_pool.ts";
+import { whilePaneHeld } from "../transport/watch/watcher_pool.ts";
 import { refuseOwn } from "./kill.ts";
 
 /** The ids of what a create command made (or, for its window and session, where). */

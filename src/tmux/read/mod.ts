@@ -11,15 +11,15 @@ export {
   type SearchOptions,
   searchPanes,
   type SearchResult,
-} from "./search.ts";
-export { type Snapshot, snapshotPane } from "./snapshot.ts";
-export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./styled_screen.ts";
+} from "./wait/mod.ts";
+export { type Snapshot, snapshotPane } from "./capture/mod.ts";
+export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./capture/mod.ts";
 export {
   type PaneWatchEnd,
   type PaneWatchOptions,
   WATCH_MAX_SECONDS,
   watchPane,
-} from "./pane_watch.ts";
+} from "./wait/mod.ts";
 export { PERSON_POLICIES, type PersonGuard, type PersonPolicy } from "./person.ts";
 export {
   type CaptureOptions,
@@ -27,9 +27,9 @@ export {
   captureSince,
   type SinceOptions,
   type SinceResult,
-} from "./capture.ts";
+} from "./capture/mod.ts";
 export type { Cell, Colour, Grid, Style } from "../../screen/mod.ts";
-export type { LinePattern } from "./regex.ts";
+export type { LinePattern } from "./text/mod.ts";
 export {
   compilePatterns,
   type SourcePattern,
@@ -38,7 +38,7 @@ export {
   type WaitOutcome,
   type WaitTextOptions,
   type WaitTextResult,
-} from "./wait_text.ts";
+} from "./wait/mod.ts";
 export {
   cutLine,
   cutMarker,
@@ -48,4 +48,4 @@ export {
   lineBytes,
   type LineEnds,
   type OutputBudget,
-} from "./excerpt.ts";
+} from "./text/mod.ts";

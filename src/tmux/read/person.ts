@@ -16,9 +16,9 @@
 import { TmuxError } from "../errors.ts";
 import { callDeadline } from "../call_deadline.ts";
 import { RUNNING_OPTION } from "../names.ts";
-import { runTmux } from "../transport/command.ts";
-import { THEN } from "../transport/command_line.ts";
-import { lockKey } from "../transport/exec.ts";
+import { runTmux } from "../transport/control/command.ts";
+import { THEN } from "../transport/spawn/command_line.ts";
+import { lockKey } from "../transport/spawn/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../objects/target.ts";
 import { classifyProcess } from "../shells.ts";

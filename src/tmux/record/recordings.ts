@@ -8,10 +8,10 @@
  * @module
  */
 
-import { styledRows } from "../read/styled_screen.ts";
-import { socketKey } from "../transport/exec.ts";
+import { styledRows } from "../read/capture/styled_screen.ts";
+import { socketKey } from "../transport/spawn/exec.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { type OutputTap, tapOutput } from "../transport/watch.ts";
+import { type OutputTap, tapOutput } from "../transport/watch/watch.ts";
 import { CastFile } from "./cast_file.ts";
 import { digest } from "../../util/mod.ts";
 

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { TmuxChild } from "../transport/exec.ts";
-import type { OutputTap } from "../transport/watch.ts";
+import type { TmuxChild } from "../transport/spawn/exec.ts";
+import type { OutputTap } from "../transport/watch/watch.ts";
 import type { LauncherRun } from "./line/mod.ts";
 import type { TypablePane } from "./look/mod.ts";
 import type { RunContext } from "./end/mod.ts";
@@ -16,10 +16,10 @@ import type { CallNames } from "./base/mod.ts";
 import type { PaneCall, Runner } from "./turn/mod.ts";
 import type { RunStream, TypingOptions } from "./wait/mod.ts";
 import type { RunRequest } from "./base/mod.ts";
-import type { InputWait } from "../read/input_wait.ts";
+import type { InputWait } from "../read/wait/input_wait.ts";
 import { waitForEnd, type WaitOutcome } from "./wait/mod.ts";
 import { abortable, ABORTED } from "../../util/mod.ts";
-import { untilProgramWaits } from "../read/program_turn.ts";
+import { untilProgramWaits } from "../read/wait/program_turn.ts";
 import { queryPane } from "../objects/target.ts";
 import { RUNNING_OPTION } from "../names.ts";
 

@@ -8,9 +8,9 @@
 
 import type { PersonPolicy } from "../read/person.ts";
 import { TmuxError, type TmuxErrorCode } from "../errors.ts";
-import type { OutputBudget } from "../read/excerpt.ts";
+import type { OutputBudget } from "../read/text/excerpt.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { hostName, socketKey } from "../transport/exec.ts";
+import { hostName, socketKey } from "../transport/spawn/exec.ts";
 import { listPanes } from "../objects/objects.ts";
 import { checkId } from "../objects/target.ts";
 import { runCommand } from "./runner.ts";

@@ -6,7 +6,7 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import type { OutputBudget } from "../read/excerpt.ts";
+import type { OutputBudget } from "../read/text/excerpt.ts";
 import { parseRunId } from "./base/mod.ts";
 import { mayCollect } from "./base/mod.ts";
 import type { Runner } from "./turn/mod.ts";

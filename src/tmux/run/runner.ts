@@ -16,12 +16,12 @@
  * @module
  */
 
-import { shownCommand } from "../read/typed_lines.ts";
+import { shownCommand } from "../read/capture/typed_lines.ts";
 import { afterCall } from "../call_deadline.ts";
-import { captureSince } from "../read/capture.ts";
+import { captureSince } from "../read/capture/capture.ts";
 import { TmuxError } from "../errors.ts";
-import { waitChannel } from "../transport/waiter.ts";
-import { hostName, lockKey } from "../transport/exec.ts";
+import { waitChannel } from "../transport/spawn/waiter.ts";
+import { hostName, lockKey } from "../transport/spawn/exec.ts";
 import { newNonce } from "../names.ts";
 import { verbatimPasteFlags } from "../version.ts";
 import { isMarker } from "./look/mod.ts";
@@ -36,7 +36,7 @@ import { personKeysSinceLook } from "../read/person.ts";
 import { RunOutput } from "./output/mod.ts";
 import { channelEnd } from "./wait/mod.ts";
 import { RunStream } from "./wait/mod.ts";
-import { tapOutput } from "../transport/watch.ts";
+import { tapOutput } from "../transport/watch/watch.ts";
 import { cancelledRun, settle } from "./end/mod.ts";
 import { notStarted, type RunContext } from "./end/mod.ts";
 import { afterRun, streamEnd } from "./end/mod.ts";

@@ -6,9 +6,9 @@
  * @module
  */
 
-import { cutLine, lineBytes, type OutputBudget } from "../read/excerpt.ts";
-import { MatchClock } from "../read/match_clock.ts";
-import { compilePatterns } from "../read/wait_text.ts";
+import { cutLine, lineBytes, type OutputBudget } from "../read/text/excerpt.ts";
+import { MatchClock } from "../read/text/match_clock.ts";
+import { compilePatterns } from "../read/wait/wait_text.ts";
 import { firstLine, keptRun } from "./read_output.ts";
 import type { Runner } from "./turn/mod.ts";
 

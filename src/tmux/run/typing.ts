@@ -6,7 +6,7 @@
  * @module
  */
 
-import { shownCommand } from "../read/typed_lines.ts";
+import { shownCommand } from "../read/capture/typed_lines.ts";
 import { type Attempt, type Line, waitOnce } from "./attempt.ts";
 import { streamEnd } from "./end/mod.ts";
 import { type LauncherRun, launcherRun, type ShellProgram } from "./line/mod.ts";

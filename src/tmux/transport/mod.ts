@@ -6,7 +6,7 @@
  */
 
 export type { TmuxSocket } from "./socket.ts";
-export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote_spec.ts";
-export type { SshOptions } from "./ssh.ts";
-export { hostName, lockKey, type SocketAddress, tmuxVersion } from "./exec.ts";
-export type { RemoteLink } from "./remote_link.ts";
+export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote/mod.ts";
+export type { SshOptions } from "./remote/mod.ts";
+export { hostName, lockKey, type SocketAddress, tmuxVersion } from "./spawn/mod.ts";
+export type { RemoteLink } from "./spawn/mod.ts";

@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { ControlPool } from "./control.ts";
-import type { RemoteLink } from "./remote_link.ts";
-import type { WatcherPool } from "./watcher.ts";
+import type { ControlPool } from "./control/mod.ts";
+import type { RemoteLink } from "./spawn/mod.ts";
+import type { WatcherPool } from "./watch/mod.ts";
 
 /** What a confined server may reach. */
 export interface Scope {

@@ -10,8 +10,8 @@
  * @module
  */
 
-import { runTmux } from "../../transport/command.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { runTmux } from "../../transport/control/command.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import { optionNames } from "../../objects/options.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { recordOptionNonce, type RunRecord } from "./record.ts";

@@ -7,7 +7,7 @@
  */
 
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { hostName } from "../../transport/exec.ts";
+import { hostName } from "../../transport/spawn/exec.ts";
 import { runIdOf } from "./record.ts";
 import { markNonce } from "./shell.ts";
 

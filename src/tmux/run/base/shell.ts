@@ -8,7 +8,7 @@
 
 import { NAME_PREFIX, NONCE_BYTES } from "../../names.ts";
 import { runIdOf } from "./record.ts";
-import { hostName, type SocketAddress } from "../../transport/exec.ts";
+import { hostName, type SocketAddress } from "../../transport/spawn/exec.ts";
 
 /** Quotes text as one POSIX shell word. */
 export function shellQuote(text: string): string {

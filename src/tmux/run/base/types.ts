@@ -6,8 +6,13 @@
 
 import type { PersonPolicy } from "../../read/person.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { DEFAULT_BUDGET, type Excerpt, excerptOf, type OutputBudget } from "../../read/excerpt.ts";
-import { type PanePosition, parsePosition, POSITION_FIELDS } from "../../read/position.ts";
+import {
+  DEFAULT_BUDGET,
+  type Excerpt,
+  excerptOf,
+  type OutputBudget,
+} from "../../read/text/excerpt.ts";
+import { type PanePosition, parsePosition, POSITION_FIELDS } from "../../read/capture/position.ts";
 import { queryPane } from "../../objects/target.ts";
 
 /** One request, already validated and resolved to a pane. */

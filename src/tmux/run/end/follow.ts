@@ -7,13 +7,13 @@
 
 import { abortable, deadline } from "../../../util/mod.ts";
 import { outsideCall } from "../../call_deadline.ts";
-import type { OutputTap } from "../../transport/watch.ts";
+import type { OutputTap } from "../../transport/watch/watch.ts";
 import { KEEP_MS } from "../output/mod.ts";
 import { forgetQuietRecord } from "./settle.ts";
 import type { RunContext } from "./results.ts";
 import type { PaneCall, Runner } from "../turn/mod.ts";
-import { runTmux } from "../../transport/command.ts";
-import { untilProgramWaits } from "../../read/program_turn.ts";
+import { runTmux } from "../../transport/control/command.ts";
+import { untilProgramWaits } from "../../read/wait/program_turn.ts";
 import type { RunStream } from "../wait/mod.ts";
 
 /** How long the shell may take to read again, before and after the key that clears its line. */

@@ -6,11 +6,11 @@
  * @module
  */
 
-import type { TmuxChild } from "../../transport/exec.ts";
+import type { TmuxChild } from "../../transport/spawn/exec.ts";
 import { collectOutput, screenFields } from "../output/mod.ts";
 import { releaseClaim } from "../look/mod.ts";
 import { killedReason, NO_TMUX_REASON, type RunEnd } from "../base/mod.ts";
-import { lockKey } from "../../transport/exec.ts";
+import { lockKey } from "../../transport/spawn/exec.ts";
 import { type PaneCall, rememberEnd, rememberFunction, type Runner } from "../turn/mod.ts";
 import {
   type Anchor,

@@ -6,13 +6,13 @@
 
 import { abortable } from "../../../util/mod.ts";
 import { TmuxError } from "../../errors.ts";
-import type { OutputBudget } from "../../read/excerpt.ts";
-import { waitChannel } from "../../transport/waiter.ts";
+import type { OutputBudget } from "../../read/text/excerpt.ts";
+import { waitChannel } from "../../transport/spawn/waiter.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { queryPane } from "../../objects/target.ts";
 import { formatOf, parseRecords } from "../../format.ts";
-import { runTmux } from "../../transport/command.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { runTmux } from "../../transport/control/command.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import { collectOutput, screenFields } from "../output/mod.ts";
 import { parseRecord, parseRunId, type RunRecord } from "../base/mod.ts";
 import { mayCollect } from "../base/mod.ts";
@@ -32,7 +32,7 @@ import {
 } from "../base/mod.ts";
 import { channelEnd, parseTrailerValue, type Trailer, waitForEnd } from "../wait/mod.ts";
 import { resumedProgress } from "../output/mod.ts";
-import { inputPrompt, untilProgramWaits } from "../../read/program_turn.ts";
+import { inputPrompt, untilProgramWaits } from "../../read/wait/program_turn.ts";
 
 /** One wait_for_command request. */
 export interface ResumeRequest {

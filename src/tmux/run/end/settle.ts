@@ -7,10 +7,10 @@
  */
 
 import { restoreCommands } from "../../objects/activity_mark.ts";
-import { runTmux } from "../../transport/command.ts";
+import { runTmux } from "../../transport/control/command.ts";
 import { afterCall } from "../../call_deadline.ts";
 import { TmuxError } from "../../errors.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import { formatOf, parseRecords } from "../../format.ts";
 import { idleState, reconcile } from "../look/mod.ts";
 import { forgetPaneShell } from "../line/mod.ts";
@@ -20,13 +20,13 @@ import { deleteUnfetched } from "../look/mod.ts";
 import { pendingMark } from "../base/mod.ts";
 import { waitForRun } from "./resume.ts";
 import { ENDED_OPTION, RUNNING_OPTION } from "../base/mod.ts";
-import { lockKey } from "../../transport/exec.ts";
+import { lockKey } from "../../transport/spawn/exec.ts";
 import { addCancelled, addOrphan, forgetRun, rememberFunction } from "../turn/mod.ts";
 import { NO_OUTPUT, type RunResult } from "../base/mod.ts";
 import type { WaitOutcome } from "../wait/mod.ts";
 import { STREAM_END_MS } from "../wait/mod.ts";
-import { watcherCaughtUp } from "../../transport/watch.ts";
-import { inputPrompt } from "../../read/program_turn.ts";
+import { watcherCaughtUp } from "../../transport/watch/watch.ts";
+import { inputPrompt } from "../../read/wait/program_turn.ts";
 import { MAY_START, NEVER_STARTED, NO_STATUS } from "../base/mod.ts";
 import {
   finished,

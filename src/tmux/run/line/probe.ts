@@ -10,11 +10,11 @@
 
 import { delay } from "../../../util/mod.ts";
 import { callDeadline } from "../../call_deadline.ts";
-import { socketKey, spawnRun } from "../../transport/exec.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { socketKey, spawnRun } from "../../transport/spawn/exec.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { NAME_PREFIX } from "../../names.ts";
-import { lookForInputWait } from "../../read/input_wait.ts";
+import { lookForInputWait } from "../../read/wait/input_wait.ts";
 import type { ShellProgram } from "./launcher.ts";
 import { classifyProcess, LAUNCHED_SHELLS, programName, showsLineEditor } from "../../shells.ts";
 

@@ -7,11 +7,11 @@
 
 import { restoreCommands } from "../../objects/activity_mark.ts";
 import { clearStaleMark } from "./stale_mark.ts";
-import { runTmux } from "../../transport/command.ts";
+import { runTmux } from "../../transport/control/command.ts";
 import { delay } from "../../../util/mod.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { drainChannels } from "../../transport/waiter.ts";
+import { drainChannels } from "../../transport/spawn/waiter.ts";
 import { queryPane } from "../../objects/target.ts";
 import { optionNames } from "../../objects/options.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../../names.ts";

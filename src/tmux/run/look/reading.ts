@@ -6,7 +6,11 @@
  */
 
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { lineEditorReported, lineEditorState, watcherCaughtUp } from "../../transport/watch.ts";
+import {
+  lineEditorReported,
+  lineEditorState,
+  watcherCaughtUp,
+} from "../../transport/watch/watch.ts";
 
 /**
  * How long a line editor's prompt may take to reach the watcher once it has caught up with tmux:

@@ -11,8 +11,8 @@
 import { restoreText } from "../../objects/activity_mark.ts";
 import { delay } from "../../../util/mod.ts";
 import { callDeadline } from "../../call_deadline.ts";
-import { spawnRun } from "../../transport/exec.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { spawnRun } from "../../transport/spawn/exec.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { markOutlivedShell, RUNNING_OPTION } from "../base/mod.ts";
 import { classifyProcess } from "../../shells.ts";

@@ -4,11 +4,11 @@
  * @module
  */
 
-import { THEN } from "../../transport/command_line.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { cellsOf, cutAtCursor, outputAfter } from "../../read/output.ts";
-import { captureLines } from "../../read/capture.ts";
-import { trimmedRows } from "../../read/position.ts";
+import { cellsOf, cutAtCursor, outputAfter } from "../../read/text/output.ts";
+import { captureLines } from "../../read/capture/capture.ts";
+import { trimmedRows } from "../../read/capture/position.ts";
 import type { CallNames } from "../base/mod.ts";
 import type { RunOutput } from "./run_output.ts";
 import {

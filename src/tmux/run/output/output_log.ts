@@ -7,7 +7,7 @@
  * @module
  */
 
-import { cutMarker, lineBytes, type LineEnds, type OutputBudget } from "../../read/excerpt.ts";
+import { cutMarker, lineBytes, type LineEnds, type OutputBudget } from "../../read/text/excerpt.ts";
 import { CHUNK_BYTES, giveChunk, keepChunk, takeChunk } from "../../byte_chunks.ts";
 import { bytesOf, type Chunk, lineEnd, lineStart, NEWLINE, startOfLast } from "./log_chunks.ts";
 

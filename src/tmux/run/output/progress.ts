@@ -4,10 +4,10 @@
  * @module
  */
 
-import { captureSince } from "../../read/capture.ts";
+import { captureSince } from "../../read/capture/capture.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import type { StoredRun } from "./run_output.ts";
-import { outputAfter } from "../../read/output.ts";
+import { outputAfter } from "../../read/text/output.ts";
 import type { CallNames } from "../base/mod.ts";
 import type { RunRequest } from "../base/mod.ts";
 

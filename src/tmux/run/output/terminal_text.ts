@@ -18,7 +18,7 @@
  * @module
  */
 
-import { lineBytes } from "../../read/excerpt.ts";
+import { lineBytes } from "../../read/text/excerpt.ts";
 import { Credit } from "./credit.ts";
 import { RowsAbove } from "./rows_above.ts";
 

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { lookForInputWait } from "../../read/input_wait.ts";
-import { socketKey } from "../../transport/exec.ts";
+import { lookForInputWait } from "../../read/wait/input_wait.ts";
+import { socketKey } from "../../transport/spawn/exec.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { mayCollect } from "../base/mod.ts";
 import type { RunEnd } from "../base/mod.ts";

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { drainChannels } from "../../transport/waiter.ts";
-import { runTmux } from "../../transport/command.ts";
-import { THEN } from "../../transport/command_line.ts";
-import { lockKey } from "../../transport/exec.ts";
+import { drainChannels } from "../../transport/spawn/waiter.ts";
+import { runTmux } from "../../transport/control/command.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
+import { lockKey } from "../../transport/spawn/exec.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../../lock.ts";
 import { TmuxError } from "../../errors.ts";

@@ -8,8 +8,8 @@
  */
 
 import { abortable } from "../../../util/mod.ts";
-import type { Excerpt } from "../../read/excerpt.ts";
-import { typedToken } from "../../read/output.ts";
+import type { Excerpt } from "../../read/text/excerpt.ts";
+import { typedToken } from "../../read/text/output.ts";
 import { EchoScan } from "../output/mod.ts";
 import type { LauncherRefusal } from "../line/mod.ts";
 import type { RunOutput } from "../output/mod.ts";

@@ -4,10 +4,10 @@
  * @module
  */
 
-import { runTmux } from "../../transport/command.ts";
+import { runTmux } from "../../transport/control/command.ts";
 import { abortable, ABORTED, deadline, delay } from "../../../util/mod.ts";
 import { TmuxError } from "../../errors.ts";
-import { THEN } from "../../transport/command_line.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
 import { formatOf, recordOf, splitRecords } from "../../format.ts";
 import { queryPane } from "../../objects/target.ts";
 import type { PaneCall } from "../turn/mod.ts";

@@ -1,0 +1,18 @@
+/**
+ * Reading what a pane shows: captures (plain, styled, and since an opaque cursor), the pane's
+ * position, the screen with its cursor, run_command's typed lines shown as their commands, and the
+ * echo of typed text.
+ *
+ * @module
+ */
+
+export {
+  type CaptureOptions,
+  capturePane,
+  captureSince,
+  screenRows,
+  type SinceOptions,
+  type SinceResult,
+} from "./capture.ts";
+export { type Snapshot, snapshotPane } from "./snapshot.ts";
+export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./styled_screen.ts";

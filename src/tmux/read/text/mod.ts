@@ -1,0 +1,22 @@
+/**
+ * Pane text as results show it, pure: the bounded excerpt, a capture turned into a command's
+ * output, caller patterns run in linear time and on a clock, and the prompts known by their text.
+ *
+ * @module
+ */
+
+export {
+  cutLine,
+  cutMarker,
+  DEFAULT_BUDGET,
+  type Excerpt,
+  ExcerptBuilder,
+  excerptOf,
+  lineBytes,
+  type LineEnds,
+  type OutputBudget,
+} from "./excerpt.ts";
+export { MatchClock } from "./match_clock.ts";
+export { splitCapture, unpadJoined } from "./output.ts";
+export { knownPrompt } from "./prompts.ts";
+export { compileUserRegex, type LinePattern } from "./regex.ts";

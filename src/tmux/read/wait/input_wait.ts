@@ -1,0 +1,202 @@
+/**
+ * Whether a pane's program waits for input, as the kernel tells it: the terminal's foreground
+ * process group has a process asleep reading the pane's terminal (a `read` on it, or a
+ * poll/select that includes it) and none running. Not guessed from quiet or prompt text.
+ *
+ * One look is one tmux command: tmux's `if-shell` runs a short POSIX script on the tmux server's
+ * host (so it works over ssh too, and needs no permission beyond running tmux) that reads
+ * `/proc` on Linux, or `ps` (wchan `ttyin`, `select`) on macOS, and leaves its answer in a pane
+ * option the same command prints and removes. Where neither can tell, the answer says so.
+ * (`run-shell` would print it to us, but tmux 3.3 and 3.4 show it in the pane's view mode.)
+ *
+ * @module
+ */
+
+import { lockKey, spawnRun } from "../../transport/spawn/exec.ts";
+import { THEN } from "../../transport/spawn/command_line.ts";
+import { NAME_PREFIX } from "../../names.ts";
+import type { TmuxSocket } from "../../transport/socket.ts";
+
+/** What the kernel tells of a foreground group. */
+export interface Told {
+  /** The program waits for terminal input; null: it cannot be told here (no /proc, no ps). */
+  waiting: boolean | null;
+  /**
+   * It waits on several files, the terminal among them, and reads none: an event loop may wait
+   * so with work pending (node awaiting a timer), so the screen is asked too.
+   */
+  polled: boolean;
+  /** The terminal is canonical (line by line); false: a program set it to read keys. */
+  canonical: boolean | null;
+}
+
+const UNTOLD: Told = { waiting: null, polled: false, canonical: null };
+
+/** What one look saw. */
+export interface InputWait extends Told {
+  /** The pane's cursor and history as the look was taken: unchanged means no output between. */
+  position: string;
+  /** The pane shows its alternate screen (a full-screen program). */
+  alternate: boolean;
+}
+
+/** The pane option a look's answer passes through. */
+const OPTION = `@${NAME_PREFIX}turn`;
+
+/** How many processes of the foreground group are looked at, at most. */
+const GROUP_MAX = 16;
+
+/**
+ * The script, after tmux expands its formats (`####` is how a format writes `##`; no other `#`).
+ * Linux: per process of the foreground group, `pid state wchan syscall arg0 sockets fd0-is-tty
+ * read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of the terminal's
+ * processes. Each answer starts with the terminal's mode.
+ */
+const SCRIPT =
+  "t=#{pane_tty}; s=#{pane_pid}; m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
+  "*icanon*) m=cooked ;; esac; " +
+  "if [ -r /proc/$s/stat ]; then " +
+  "read -r l < /proc/$s/stat; l=${l####*) }; set -- $l; g=$6; " +
+  `r="linux $(uname -m) $m $g"; ` +
+  "for p in $(ps -o pid= -o pgid= -t ${t####/dev/} 2>/dev/null | " +
+  `awk -v g=$g '$2 == g && n++ < ${GROUP_MAX} { print $1 }'); do ` +
+  "read -r l < /proc/$p/stat 2>/dev/null || continue; l=${l####*) }; set -- $l; z=$1; " +
+  "w=; read -r w < /proc/$p/wchan 2>/dev/null; c=; read -r c < /proc/$p/syscall 2>/dev/null; " +
+  "set -- $c x x; n=$1; a=$2; f=0; [ /proc/$p/fd/0 -ef $t ] && f=1; d=0; " +
+  "case $a in 0x[0-9a-f] | 0x[0-9a-f][0-9a-f] | 0x[0-9a-f][0-9a-f][0-9a-f]) " +
+  // A program may read its terminal as /dev/tty (ssh asking about a host key, a password).
+  "[ /proc/$p/fd/$(($a)) -ef $t ] || [ /proc/$p/fd/$(($a)) -ef /dev/tty ] && d=1 ;; esac; " +
+  // Whether it holds a socket: the first one found ends the look (a process may hold many files).
+  "k=0; for x in /proc/$p/fd/*; do [ -S $x ] && { k=1; break; }; done; " +
+  'r="$r;$p $z ${w:-0} $n $a $k $f $d"; done; ' +
+  'else r="ps $m;$(ps -o pid= -o pgid= -o tpgid= -o stat= -o wchan= -t ${t####/dev/} 2>/dev/null ' +
+  `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; ` +
+  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${OPTION} "$r"`;
+
+/** The longest answer read. */
+const ANSWER_MAX = 4096;
+
+/** System call numbers, by machine: reads, and waits on several files (poll, select, epoll). */
+const SYSCALLS: Record<string, { read: number[]; poll: number[] }> = {
+  x86_64: { read: [0, 19], poll: [7, 23, 232, 270, 271, 281, 441] },
+  aarch64: { read: [63, 65], poll: [22, 72, 73, 441] },
+};
+
+/** Kernel functions a process sleeps in while it reads a terminal, or polls files. */
+const TTY_READ_WCHAN = /^(n_tty_read|wait_woken)$/;
+const POLL_WCHAN =
+  /^(poll_schedule_timeout|do_select|do_sys_poll|core_sys_select|ep_poll|do_epoll_wait)/;
+
+/**
+ * How a process of the foreground group stands toward the terminal: `polling` is a wait on
+ * several files that includes it (an event loop may wait so while it has work pending).
+ */
+type Stance = "running" | "reading" | "polling" | "other";
+
+/**
+ * One Linux process line: `pid state wchan syscall arg0 sockets fd0 readfd`. A read of the
+ * terminal is told by the system call and its file (when /proc lets us see them), else by the
+ * kernel function it sleeps in with the terminal on its standard input; a poll or select counts
+ * when the terminal is its standard input and it holds no socket (a server waits on those), or
+ * it set the terminal to read keys (a line editor, a full-screen program).
+ */
+function linuxStance(fields: string[], machine: string, canonical: boolean | null): Stance {
+  const [, state, wchan, syscall, arg0, sockets, fd0, readFd] = fields;
+  if (state === "R" || state === "D") return "running";
+  const number = /^\d{1,4}$/.test(syscall) ? Number(syscall) : null;
+  const calls = number === null ? undefined : SYSCALLS[machine];
+  const onTerminal = fd0 === "1";
+  if (calls !== undefined && calls.read.includes(number!)) {
+    return readFd === "1" ? "reading" : "other";
+  }
+  // The call's number unknown here: asleep where a terminal read sleeps, on the terminal.
+  if (calls === undefined && TTY_READ_WCHAN.test(wchan)) {
+    return readFd === "1" || onTerminal && sockets === "0" ? "reading" : "other";
+  }
+  const polls = calls !== undefined ? calls.poll.includes(number!) : POLL_WCHAN.test(wchan);
+  if (!polls || !onTerminal) return "other";
+  // pselect6 over the first file alone (x86_64: nfds 1): the terminal, exactly.
+  if (machine === "x86_64" && number === 270 && arg0 === "0x1") return "reading";
+  return sockets === "0" || canonical === false ? "polling" : "other";
+}
+
+/** Whether a group waits (none of it runs, one reads or polls the terminal), and how it is told. */
+function groupWaits(stances: Stance[]): { waiting: boolean; polled: boolean } {
+  const waiting = !stances.includes("running") &&
+    (stances.includes("reading") || stances.includes("polling"));
+  return { waiting, polled: waiting && !stances.includes("reading") };
+}
+
+/** The terminal's mode, as the script wrote it. */
+function modeOf(word: string | undefined): boolean | null {
+  return word === "cooked" ? true : word === "raw" ? false : null;
+}
+
+/**
+ * Whether the foreground group waits for terminal input, from the script's answer: a process
+ * reads (or polls) the terminal and none runs. `waiting` null: the answer cannot tell (no /proc
+ * and no `ps`, or it is not one the script writes; a program in the pane can write the option).
+ */
+export function parseInputWait(answer: string): Told {
+  if (answer.length > ANSWER_MAX) return UNTOLD;
+  const [head, ...rest] = answer.split(";").slice(0, GROUP_MAX + 1);
+  const words = head.trim().split(" ");
+  if (words[0] === "linux") {
+    const canonical = modeOf(words[2]);
+    const stances = rest.filter((line) => line.trim() !== "")
+      .map((line) => line.trim().split(" "))
+      .filter((fields) => fields.length === 8 && /^\d+$/.test(fields[0]))
+      .map((fields) => linuxStance(fields, words[1], canonical));
+    if (stances.length === 0) return { ...UNTOLD, canonical };
+    return { ...groupWaits(stances), canonical };
+  }
+  if (words[0] === "ps") return psWaiting(rest, modeOf(words[1]));
+  return UNTOLD;
+}
+
+/**
+ * macOS (and other systems with no /proc): `ps`'s `pid pgid tpgid stat wchan` lines of the
+ * terminal's processes. The foreground group's processes are those whose group is the
+ * terminal's; `ttyin` is a read of the terminal, `select` a wait that counts when the terminal
+ * is set to read keys.
+ */
+function psWaiting(lines: string[], canonical: boolean | null): Told {
+  const processes = lines.map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields.length >= 4 && fields.slice(0, 3).every((f) => /^-?\d+$/.test(f)));
+  const front = processes.filter(([, pgid, tpgid]) => pgid === tpgid);
+  if (front.length === 0) return { ...UNTOLD, canonical };
+  const stances = front.map(([, , , stat, wchan = ""]): Stance => {
+    if (/^[RU]/.test(stat)) return "running";
+    if (wchan === "ttyin") return "reading";
+    return wchan === "select" && canonical === false ? "polling" : "other";
+  });
+  return { ...groupWaits(stances), canonical };
+}
+
+/** Looks in flight, by pane: one look answers every caller that asks meanwhile. */
+const inFlight = new Map<string, Promise<InputWait>>();
+
+/** Looks once at whether the pane's program waits for terminal input (see the module doc). */
+export function lookForInputWait(socket: TmuxSocket, paneId: string): Promise<InputWait> {
+  const key = lockKey(socket, paneId);
+  const shared = inFlight.get(key);
+  if (shared !== undefined) return shared;
+  const look = lookOnce(socket, paneId).finally(() => inFlight.delete(key));
+  inFlight.set(key, look);
+  return look;
+}
+
+/** The pane's cursor, history and screen, read in the same tmux command as the look. */
+const POSITION = "#{cursor_x},#{cursor_y},#{history_size},#{alternate_on}";
+
+async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> {
+  const answer = await spawnRun(socket, [
+    ...["if-shell", "-t", paneId, SCRIPT, `show-options -p -v -t ${paneId} ${OPTION}`, THEN],
+    ...["set-option", "-p", "-u", "-t", paneId, OPTION, THEN],
+    ...["display-message", "-p", "-t", paneId, POSITION],
+  ]);
+  const lines = answer.split("\n").filter((line) => line !== "");
+  const position = lines.at(-1) ?? "";
+  const told = lines.length >= 2 ? parseInputWait(lines.slice(0, -1).join("\n")) : UNTOLD;
+  return { ...told, position, alternate: position.endsWith(",1") };
+}
