@@ -5,25 +5,39 @@
  */
 
 import type { McpServer } from "../deps.ts";
-import type { ToolContext } from "./define/mod.ts";
-import { type AnyToolSpec, registerSpec } from "./define/mod.ts";
-import { allowed, type ToolPolicy } from "./define/mod.ts";
-import { CHANNEL_TOOLS } from "./objects/mod.ts";
-import { INPUT_TOOLS } from "./read/mod.ts";
-import { OPTION_TOOLS } from "./objects/mod.ts";
-import { PANE_TOOLS } from "./objects/mod.ts";
+import {
+  allowed,
+  type AnyToolSpec,
+  registerSpec,
+  sessionPush,
+  type ToolContext,
+  type ToolPolicy,
+  TOOLSET_NAMES,
+  toolsetOf,
+} from "./define/mod.ts";
+import {
+  CHANNEL_TOOLS,
+  OPTION_TOOLS,
+  PANE_TOOLS,
+  SESSION_TOOLS,
+  WINDOW_TOOLS,
+} from "./objects/mod.ts";
+import {
+  INPUT_TOOLS,
+  READ_TOOLS,
+  registerWatchResources,
+  SCREEN_TOOLS,
+  WATCH_TOOLS,
+} from "./read/mod.ts";
 import { registerPrompts } from "./prompts.ts";
-import { READ_TOOLS } from "./read/mod.ts";
 import { registerResources } from "./resources.ts";
-import { RUN_TOOLS } from "./runs/mod.ts";
-import { RUN_MANY_TOOLS } from "./runs/mod.ts";
-import { registerRunResources, RUN_LIST_TOOLS } from "./runs/mod.ts";
-import { sessionPush } from "./define/mod.ts";
-import { registerWatchResources, WATCH_TOOLS } from "./read/mod.ts";
-import { SCREEN_TOOLS } from "./read/mod.ts";
-import { SESSION_TOOLS } from "./objects/mod.ts";
-import { WINDOW_TOOLS } from "./objects/mod.ts";
-import { TOOLSET_NAMES, toolsetOf } from "./define/mod.ts";
+import {
+  registerRunResources,
+  RUN_COMPAT_TOOLS,
+  RUN_LIST_TOOLS,
+  RUN_MANY_TOOLS,
+  RUN_TOOLS,
+} from "./runs/mod.ts";
 
 export type { ServerConfig, ToolContext } from "./define/mod.ts";
 export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./define/mod.ts";
@@ -37,6 +51,7 @@ export const ALL_TOOLS: AnyToolSpec[] = [
   ...READ_TOOLS,
   ...SCREEN_TOOLS,
   ...RUN_TOOLS,
+  ...RUN_COMPAT_TOOLS,
   ...RUN_MANY_TOOLS,
   ...RUN_LIST_TOOLS,
   ...WATCH_TOOLS,

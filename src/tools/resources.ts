@@ -15,8 +15,7 @@ import {
   listWindows,
   sessionIdByName,
 } from "../tmux/mod.ts";
-import { socketOf, type ToolContext } from "./define/mod.ts";
-import { paneText, renderPaneText } from "./define/mod.ts";
+import { paneText, renderPaneText, socketOf, type ToolContext } from "./define/mod.ts";
 
 function json(
   uri: URL,

@@ -3,8 +3,7 @@
 
 import type { CallToolResult } from "../deps.ts";
 import type { Dialect } from "./dialects.ts";
-import type { Connection } from "./mcp.ts";
-import { textOf } from "./mcp.ts";
+import { type Connection, textOf } from "./mcp.ts";
 import type { Random } from "./random.ts";
 import type { TestSshd } from "./sshd.ts";
 import type { TestTmux } from "./tmux.ts";

@@ -57,8 +57,8 @@ Deno.test("intField accepts integers only", () => {
 });
 
 Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is escaped", async () => {
-  const { tmuxArgs } = await import("../../src/tmux/transport/exec.ts");
-  const { THEN } = await import("../../src/tmux/transport/command_line.ts");
+  const { tmuxArgs } = await import("../../src/tmux/transport/spawn/exec.ts");
+  const { THEN } = await import("../../src/tmux/transport/spawn/command_line.ts");
   assertEquals(
     tmuxArgs({ socketName: "s" }, ["send-keys", "-l", "echo hi;", THEN, "list-keys", ";", "a\\;"]),
     ["-u", "-L", "s", "send-keys", "-l", "echo hi\\;", ";", "list-keys", "\\;", "a\\\\;"],
@@ -67,7 +67,7 @@ Deno.test("tmuxArgs: only THEN separates commands; a trailing ';' in data is esc
 
 Deno.test("control lines: arguments single-quoted, control chars as octal, THEN counts commands", async () => {
   const { controlLine, controlSafe, quoteArg, THEN } = await import(
-    "../../src/tmux/transport/command_line.ts"
+    "../../src/tmux/transport/spawn/command_line.ts"
   );
   assertEquals(quoteArg("it's $HOME #{pid} ;"), `'it'"\\047"'s $HOME #{pid} ;'`);
   assertEquals(quoteArg("\x15a\rb\n\x7f"), `''"\\025"'a'"\\015"'b'"\\012"''"\\177"''`);

@@ -7,17 +7,14 @@
 
 import type { TmuxChild } from "../transport/spawn/exec.ts";
 import type { OutputTap } from "../transport/watch/watch.ts";
-import type { LauncherRun } from "./line/mod.ts";
+import type { Fetch, LauncherRun, RunFunction } from "./line/mod.ts";
 import type { TypablePane } from "./look/mod.ts";
 import type { RunContext } from "./end/mod.ts";
-import type { Fetch, RunFunction } from "./line/mod.ts";
 import type { RunOutput } from "./output/mod.ts";
-import type { CallNames } from "./base/mod.ts";
+import type { CallNames, RunRequest } from "./base/mod.ts";
 import type { PaneCall, Runner } from "./turn/mod.ts";
-import type { RunStream, TypingOptions } from "./wait/mod.ts";
-import type { RunRequest } from "./base/mod.ts";
+import { type RunStream, type TypingOptions, waitForEnd, type WaitOutcome } from "./wait/mod.ts";
 import type { InputWait } from "../read/wait/input_wait.ts";
-import { waitForEnd, type WaitOutcome } from "./wait/mod.ts";
 import { abortable, ABORTED } from "../../util/mod.ts";
 import { untilProgramWaits } from "../read/wait/program_turn.ts";
 import { queryPane } from "../objects/target.ts";

@@ -7,11 +7,9 @@
 
 import { TmuxError } from "../errors.ts";
 import type { OutputBudget } from "../read/text/excerpt.ts";
-import { parseRunId } from "./base/mod.ts";
-import { mayCollect } from "./base/mod.ts";
+import { mayCollect, parseRunId } from "./base/mod.ts";
 import type { Runner } from "./turn/mod.ts";
-import type { StoredRun } from "./output/mod.ts";
-import type { OutputLog } from "./output/mod.ts";
+import type { OutputLog, StoredRun } from "./output/mod.ts";
 
 /** One read_command_output request. */
 export interface ReadRequest {

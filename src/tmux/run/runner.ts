@@ -24,25 +24,39 @@ import { waitChannel } from "../transport/spawn/waiter.ts";
 import { hostName, lockKey } from "../transport/spawn/exec.ts";
 import { newNonce } from "../names.ts";
 import { verbatimPasteFlags } from "../version.ts";
-import { isMarker } from "./look/mod.ts";
-import { progressReporter } from "./output/mod.ts";
-import { runIdOf } from "./base/mod.ts";
-import { linkDropped, transportLost } from "./base/mod.ts";
-import { deleteFetched, PANE_CHANGED, typeLine } from "./look/mod.ts";
-import { callNames } from "./base/mod.ts";
+import {
+  deleteFetched,
+  editorReads,
+  isMarker,
+  lookAtPane,
+  PANE_CHANGED,
+  type TypablePane,
+  typeLine,
+} from "./look/mod.ts";
+import { progressReporter, RunOutput } from "./output/mod.ts";
+import {
+  busyWith,
+  callNames,
+  linkDropped,
+  NO_OUTPUT,
+  ordered,
+  runIdOf,
+  type RunRequest,
+  type RunResult,
+  transportLost,
+} from "./base/mod.ts";
 import { functionFor, namedInRefusal, paneTurn, type Runner } from "./turn/mod.ts";
-import { NO_OUTPUT, ordered, type RunRequest, type RunResult } from "./base/mod.ts";
 import { personKeysSinceLook } from "../read/person.ts";
-import { RunOutput } from "./output/mod.ts";
-import { channelEnd } from "./wait/mod.ts";
-import { RunStream } from "./wait/mod.ts";
+import { channelEnd, RunStream } from "./wait/mod.ts";
 import { tapOutput } from "../transport/watch/watch.ts";
-import { cancelledRun, settle } from "./end/mod.ts";
-import { notStarted, type RunContext } from "./end/mod.ts";
-import { afterRun, streamEnd } from "./end/mod.ts";
-import { editorReads } from "./look/mod.ts";
-import { busyWith } from "./base/mod.ts";
-import { lookAtPane, type TypablePane } from "./look/mod.ts";
+import {
+  afterRun,
+  cancelledRun,
+  notStarted,
+  type RunContext,
+  settle,
+  streamEnd,
+} from "./end/mod.ts";
 import { type Attempt, type Line, type Start, waitOnce } from "./attempt.ts";
 import { firstLine, retyped } from "./typing.ts";
 

@@ -8,19 +8,21 @@
 
 import { shownCommand } from "../read/capture/typed_lines.ts";
 import { type Attempt, type Line, waitOnce } from "./attempt.ts";
-import { streamEnd } from "./end/mod.ts";
-import { type LauncherRun, launcherRun, type ShellProgram } from "./line/mod.ts";
-import { forgetPaneShell } from "./line/mod.ts";
-import { UNREAD } from "./base/mod.ts";
-import { encodeRecord } from "./base/mod.ts";
-import { notStarted } from "./end/mod.ts";
-import { buildTypedLine, commandDigest, fetchOf, type TypedLineOptions } from "./line/mod.ts";
-import { isInlineSafe, runningMark } from "./base/mod.ts";
+import { notStarted, streamEnd } from "./end/mod.ts";
+import {
+  buildTypedLine,
+  commandDigest,
+  fetchOf,
+  forgetPaneShell,
+  type LauncherRun,
+  launcherRun,
+  type ShellProgram,
+  type TypedLineOptions,
+} from "./line/mod.ts";
+import { encodeRecord, isInlineSafe, runningMark, type RunResult, UNREAD } from "./base/mod.ts";
 import { rememberFunction } from "./turn/mod.ts";
-import { RunStream } from "./wait/mod.ts";
+import { RunStream, type WaitOutcome } from "./wait/mod.ts";
 import { deleteUnfetched, pasteLine, releaseClaim, typeAgain } from "./look/mod.ts";
-import type { RunResult } from "./base/mod.ts";
-import type { WaitOutcome } from "./wait/mod.ts";
 
 /** The line a POSIX shell is typed: a call of the run function, defined first as `define` says. */
 async function posixLine(

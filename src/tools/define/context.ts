@@ -8,12 +8,14 @@ import {
   DEFAULT_BUDGET,
   LOCAL_HOST,
   type OutputBudget,
+  type RemoteHost,
+  type Scope,
+  type SshOptions,
   type TmuxClient,
   type TmuxSocket,
 } from "../../tmux/mod.ts";
 import type { SessionPush } from "./push.ts";
 import type { ToolPolicy } from "./policy.ts";
-import type { RemoteHost, Scope, SshOptions } from "../../tmux/mod.ts";
 
 /** Server-wide settings, from flags (and environment variables where permitted). */
 export interface ServerConfig {

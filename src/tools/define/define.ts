@@ -5,8 +5,16 @@
  * @module
  */
 
-import type { CallToolResult, McpServer, RequestHandlerExtra } from "../../deps.ts";
-import { type Infer, z, type ZodObject, type ZodRawShape, type ZodType } from "../../deps.ts";
+import {
+  type CallToolResult,
+  type Infer,
+  type McpServer,
+  type RequestHandlerExtra,
+  z,
+  type ZodObject,
+  type ZodRawShape,
+  type ZodType,
+} from "../../deps.ts";
 import {
   checkId,
   LOCAL_HOST,
@@ -16,6 +24,7 @@ import {
   runIdHost,
   TmuxError,
   type TmuxSocket,
+  withCallDeadline,
 } from "../../tmux/mod.ts";
 import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
@@ -23,8 +32,8 @@ import { guarded } from "./errors.ts";
 import { checkCallScope } from "./scope_guard.ts";
 import { askPerson, checkGrants } from "./grant_guard.ts";
 import { confinementNote } from "./confinement.ts";
-import { deadline, digest } from "../../util/mod.ts";
-import { withCallDeadline } from "../../tmux/mod.ts";
+import { deadline } from "../../util/mod.ts";
+import { auditCall, auditEvent } from "./audit.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
 export type Extra = RequestHandlerExtra;
@@ -373,40 +382,7 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
         };
       })
     );
-    if (context.config.audit) await audit(spec.name, args, result, Date.now() - started);
+    if (context.config.audit) await auditCall(spec.name, args, result, Date.now() - started);
     return result;
   });
-}
-
-/** Argument fields whose text is never logged, only its length and a hash. */
-const REDACTED = ["command", "keys", "text"];
-/** Argument fields logged as they are: ids and the socket. */
-const LOGGED = ["pane_id", "window_id", "session_id", "socket_name", "host"];
-
-/** One JSON line on stderr for something the server saw or did beside a call (a grant). */
-function auditEvent(entry: Record<string, unknown>): void {
-  console.error(JSON.stringify({ time: new Date().toISOString(), ...entry }));
-}
-
-/** One JSON line on stderr per call; command text is reduced to its length and a hash. */
-async function audit(
-  tool: string,
-  args: Record<string, unknown>,
-  result: CallToolResult,
-  ms: number,
-): Promise<void> {
-  const entry: Record<string, unknown> = { time: new Date().toISOString(), tool };
-  for (const field of LOGGED) if (typeof args[field] === "string") entry[field] = args[field];
-  for (const field of REDACTED) {
-    const value = args[field];
-    if (typeof value === "string") {
-      entry[field] = { length: value.length, sha256: await digest(value) };
-    }
-  }
-  const first = result.content[0];
-  const text = first?.type === "text" ? first.text : "";
-  entry.ok = !result.isError;
-  if (result.isError) entry.code = /^[a-z_]+(?=:)/.exec(text)?.[0] ?? "error";
-  entry.ms = ms;
-  console.error(JSON.stringify(entry));
 }

@@ -6,9 +6,13 @@
 
 import { z } from "../../deps.ts";
 import { NAME_PREFIX, signalChannel, waitForChannel } from "../../tmux/mod.ts";
-import { clampTimeout } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { socketNameSchema, timeoutSchema } from "../define/mod.ts";
+import {
+  type AnyToolSpec,
+  clampTimeout,
+  defineTool,
+  socketNameSchema,
+  timeoutSchema,
+} from "../define/mod.ts";
 
 const channelSchema = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, {
   message: "channel names are 1 to 64 of A-Z a-z 0-9 _ . : -",

@@ -7,8 +7,7 @@
 
 import { z } from "../../deps.ts";
 import { setOption, SETTABLE_OPTIONS, showEnvironment, showOption } from "../../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { paneSpecShape, sessionSpecShape } from "../define/mod.ts";
+import { type AnyToolSpec, defineTool, paneSpecShape, sessionSpecShape } from "../define/mod.ts";
 
 const OPTION_NAME = /^@?[A-Za-z][A-Za-z0-9_-]{0,63}(\[\d{1,4}\])?$/;
 

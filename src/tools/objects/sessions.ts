@@ -16,11 +16,12 @@ import {
   SESSION_FIELDS,
   WINDOW_FIELDS,
 } from "../../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { checkCreatable } from "../define/mod.ts";
 import {
+  type AnyToolSpec,
+  checkCreatable,
   commandSchema,
   createdOutput,
+  defineTool,
   directorySchema,
   killedOutput,
   nameSchema,

@@ -19,10 +19,11 @@ import {
   selectWindow,
   WINDOW_FIELDS,
 } from "../../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
 import {
+  type AnyToolSpec,
   commandSchema,
   createdOutput,
+  defineTool,
   directorySchema,
   killedOutput,
   nameSchema,

@@ -13,8 +13,13 @@ import {
   runOfMark,
   sendKeys,
 } from "../../tmux/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { ifPersonTypingSchema, paneIdOutput, paneSpecShape } from "../define/mod.ts";
+import {
+  type AnyToolSpec,
+  defineTool,
+  ifPersonTypingSchema,
+  paneIdOutput,
+  paneSpecShape,
+} from "../define/mod.ts";
 import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
 
 /** Where the input went, when a run_command's command still had the pane. */

@@ -17,11 +17,18 @@ import {
   type ZodString,
 } from "../../deps.ts";
 import { cutLine, TmuxError, type TmuxSocket, WAIT_OUTCOMES, waitForText } from "../../tmux/mod.ts";
-import { budgetOf, clampTimeout, type ToolContext } from "../define/mod.ts";
-import { type Extra, progressNotifier } from "../define/mod.ts";
-import { paneTextOf, paneTextOutput, renderPaneText } from "../define/mod.ts";
-import { timeoutSchema } from "../define/mod.ts";
-import { withoutDefaults } from "../define/mod.ts";
+import {
+  budgetOf,
+  clampTimeout,
+  type Extra,
+  paneTextOf,
+  paneTextOutput,
+  progressNotifier,
+  renderPaneText,
+  timeoutSchema,
+  type ToolContext,
+  withoutDefaults,
+} from "../define/mod.ts";
 
 /** Patterns a wait ends at: up to 20, each up to 1000 characters. */
 export const patternsSchema: ZodArray<ZodString> = z.array(z.string().min(1).max(1000)).max(20);

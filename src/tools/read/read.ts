@@ -15,19 +15,22 @@ import {
   searchPanes,
   snapshotPane,
 } from "../../tmux/mod.ts";
-import { budgetOf } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { paneText, paneTextOutput, renderPaneText } from "../define/mod.ts";
-import { patternsSchema, renderWait, waitOnPane, waitOutput, waitUntilShape } from "./pane_wait.ts";
 import {
+  type AnyToolSpec,
+  budgetOf,
   caseSensitiveSchema,
+  defineTool,
   maxLinesSchema,
   maxOutputBytesSchema,
   paneIdOutput,
   paneSpecShape,
+  paneText,
+  paneTextOutput,
+  renderPaneText,
   sessionSpecShape,
   timeoutSchema,
 } from "../define/mod.ts";
+import { patternsSchema, renderWait, waitOnPane, waitOutput, waitUntilShape } from "./pane_wait.ts";
 
 /** The reading tools. */
 export const READ_TOOLS: AnyToolSpec[] = [

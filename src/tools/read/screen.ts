@@ -8,11 +8,19 @@
 import { z } from "../../deps.ts";
 import { gridRows, renderScreen, type StyledSpan, styledSpans } from "../../screen/mod.ts";
 import { cutLine, lineBytes, styledScreen } from "../../tmux/mod.ts";
-import { budgetOf } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { paneText, paneTextOutput, renderPaneText } from "../define/mod.ts";
-import { count, size } from "../define/mod.ts";
-import { maxOutputBytesSchema, paneIdOutput, paneSpecShape } from "../define/mod.ts";
+import {
+  type AnyToolSpec,
+  budgetOf,
+  count,
+  defineTool,
+  maxOutputBytesSchema,
+  paneIdOutput,
+  paneSpecShape,
+  paneText,
+  paneTextOutput,
+  renderPaneText,
+  size,
+} from "../define/mod.ts";
 
 /** The most styled spans a result lists (a syntax-coloured editor has hundreds). */
 const SPANS_MAX = 200;

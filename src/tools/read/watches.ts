@@ -8,10 +8,14 @@
 
 import { type McpServer, resourceTemplate, z } from "../../deps.ts";
 import { type PaneWatchEnd, TmuxError, WATCH_MAX_SECONDS, watchPane } from "../../tmux/mod.ts";
-import type { ToolContext } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import type { SessionPush } from "../define/mod.ts";
-import { paneIdOutput, paneSpecShape } from "../define/mod.ts";
+import {
+  type AnyToolSpec,
+  defineTool,
+  paneIdOutput,
+  paneSpecShape,
+  type SessionPush,
+  type ToolContext,
+} from "../define/mod.ts";
 
 /** A watch as its resource shows it. */
 interface Watch {

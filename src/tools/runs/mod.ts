@@ -6,5 +6,6 @@
  */
 
 export { RUN_TOOLS } from "./run.ts";
+export { RUN_COMPAT_TOOLS } from "./run_compat.ts";
 export { RUN_MANY_TOOLS } from "./run_many.ts";
 export { registerRunResources, RUN_LIST_TOOLS } from "./runs.ts";

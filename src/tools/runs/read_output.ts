@@ -6,11 +6,15 @@
 
 import { z } from "../../deps.ts";
 import { DEFAULT_BUDGET } from "../../tmux/mod.ts";
-import { budgetOf } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
+import {
+  type AnyToolSpec,
+  budgetOf,
+  caseSensitiveSchema,
+  defineTool,
+  maxOutputBytesSchema,
+} from "../define/mod.ts";
 import { matchesPage } from "./output_matches.ts";
 import { READ_TOOL, renderPage } from "./run_render.ts";
-import { caseSensitiveSchema, maxOutputBytesSchema } from "../define/mod.ts";
 
 /** The tool. */
 export const READ_OUTPUT_TOOL: AnyToolSpec = defineTool({

@@ -6,22 +6,29 @@
  */
 
 import { z } from "../../deps.ts";
-import { type PersonPolicy, resolvePane, TmuxError, type TmuxSocket } from "../../tmux/mod.ts";
-import { budgetOf, clampTimeout, type ToolContext } from "../define/mod.ts";
-import { READ_OUTPUT_TOOL } from "./read_output.ts";
-import { leanRunResult, RUN_DEFAULTS } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool, type Extra, progressNotifier } from "../define/mod.ts";
-import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
+import { type PersonPolicy, TmuxError, type TmuxSocket } from "../../tmux/mod.ts";
 import {
+  type AnyToolSpec,
+  budgetOf,
+  clampTimeout,
+  defineTool,
+  type Extra,
   ifPersonTypingSchema,
+  leanRunResult,
   maxLinesSchema,
   maxOutputBytesSchema,
   paneSpecShape,
+  progressNotifier,
+  RUN_DEFAULTS,
   socketNameSchema,
   timeoutSchema,
+  type ToolContext,
 } from "../define/mod.ts";
+import { READ_OUTPUT_TOOL } from "./read_output.ts";
+import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "./run_render.ts";
 
-const input = {
+/** run_command's input fields (run_shell_command takes some of them under other names). */
+export const runInput = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
     "in the pane's shell's language (bash, fish, nu...); one line or many",
   ),
@@ -155,13 +162,18 @@ const PROGRESS_LINES = 20;
 const PROGRESS_CHARS = 2000;
 
 /** One run request as a tool got it, in either generation's wire names. */
-interface ToolRunRequest {
+export interface ToolRunRequest {
+  /** The command. */
   command: string;
+  /** The tmux server. */
   socket: TmuxSocket;
   /** The pane, resolved. */
   paneId: string;
+  /** Seconds, before the ceiling. */
   timeout: number;
+  /** Show only the last lines. */
   max_lines: number | null;
+  /** The output budget asked for. */
   max_output_bytes: number | null;
   /** null: the server's default. */
   suppressHistory: boolean | null;
@@ -172,7 +184,7 @@ interface ToolRunRequest {
 }
 
 /** Checks a run request and runs it, with progress when asked for. */
-async function runFromTool(
+export async function runFromTool(
   { context, extra }: { context: ToolContext; extra: Extra },
   request: ToolRunRequest,
 ): Promise<ToolRunResult> {
@@ -214,29 +226,7 @@ function outputProgress(
   });
 }
 
-/** run_shell_command's output: the libtmux generation's camelCase shape. */
-const shellOutput = {
-  paneId: z.string().describe("the pane that received the command"),
-  exitStatus: z.number().int().nullable().describe(
-    "the shell's $? for the command; null when it timed out or was not started",
-  ),
-  timedOut: z.boolean().describe("the wait hit its timeout: the command MAY STILL BE RUNNING"),
-  output: z.object({
-    lines: z.array(z.string()).describe("the command's own output lines, tail kept"),
-    truncated: z.boolean().describe("lines were dropped from the head"),
-    droppedLines: z.number().int().describe("how many lines were dropped"),
-    droppedBytes: z.number().int().describe("UTF-8 bytes of the dropped lines"),
-  }).describe("the command's output"),
-  elapsedSeconds: z.number().describe("time spent in the call"),
-  effectiveTimeoutSeconds: z.number().describe("the timeout enforced, after the ceiling"),
-  started: z.boolean().nullable().describe(
-    "false: the command never ran and never will; null: unknown, it may still run",
-  ),
-  linesMissed: z.boolean().describe("tmux's scrollback dropped output before it was read"),
-  anchorLost: z.boolean().describe("the pane was respawned or its history cleared"),
-};
-
-/** The run tools: run_command, wait_for_command, read_command_output, and run_shell_command. */
+/** The run tools: run_command, wait_for_command and read_command_output. */
 export const RUN_TOOLS: AnyToolSpec[] = [
   defineTool({
     name: "run_command",
@@ -253,7 +243,7 @@ export const RUN_TOOLS: AnyToolSpec[] = [
       "dir && make'). A timed-out command MAY STILL BE RUNNING: collect it with " +
       "wait_for_command; retry only if started is false (it never ran). Pagers print through; " +
       "to type into a running program, use send_keys.",
-    input,
+    input: runInput,
     output,
     remoteOutput,
     openWorld: true,
@@ -313,58 +303,4 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     text: renderRunResult,
   }),
   READ_OUTPUT_TOOL,
-  defineTool({
-    name: "run_shell_command",
-    paneText: true,
-    // Its pane is named by paneId, not by the fields the declared targets read.
-    target: "none",
-    tier: "mutating",
-    title: "Run a shell command in a pane (camelCase)",
-    description: "run_command for clients written for the libtmux generation's contract, with " +
-      "camelCase names; the same machinery and guarantees. A timed-out command MAY STILL BE " +
-      "RUNNING: do not retry it unless started is false. Offered only when asked for " +
-      "(--with-tools run_shell_command).",
-    input: {
-      command: input.command,
-      paneId: z.string().nullable().optional().describe(
-        "pane id like %3; default: the active pane",
-      ),
-      timeoutSeconds: timeoutSchema,
-      maxLines: maxLinesSchema,
-      suppressHistory: input.suppress_history,
-    },
-    output: shellOutput,
-    openWorld: true,
-    destructive: true,
-    async run(args, call) {
-      const result = await runFromTool(call, {
-        command: args.command,
-        socket: call.socket,
-        paneId: await resolvePane(call.socket, { pane_id: args.paneId }),
-        timeout: args.timeoutSeconds,
-        max_lines: args.maxLines ?? null,
-        max_output_bytes: null,
-        suppressHistory: args.suppressHistory ?? null,
-        pager: false,
-        person: "refuse",
-      });
-      return {
-        paneId: result.pane_id,
-        exitStatus: result.exit_status,
-        timedOut: result.timed_out || result.waiting_for_input === true,
-        output: {
-          lines: result.output,
-          truncated: result.output_truncated,
-          droppedLines: result.output_truncated_lines,
-          droppedBytes: result.output_truncated_bytes,
-        },
-        elapsedSeconds: result.elapsed_seconds,
-        effectiveTimeoutSeconds: result.effective_timeout,
-        started: result.started,
-        linesMissed: result.lines_missed,
-        anchorLost: result.anchor_lost,
-      };
-    },
-    failed: (result) => result.started === false,
-  }),
 ];

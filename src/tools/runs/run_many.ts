@@ -14,16 +14,21 @@ import {
   TmuxError,
   type TmuxSocket,
 } from "../../tmux/mod.ts";
-import { budgetOf, clampTimeout, socketOf, type ToolContext } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool, progressNotifier } from "../define/mod.ts";
-import { checkPanesInScope } from "../define/mod.ts";
-import { lines } from "../define/mod.ts";
 import {
+  type AnyToolSpec,
+  budgetOf,
+  checkPanesInScope,
+  clampTimeout,
+  defineTool,
   ifPersonTypingSchema,
+  lines,
   maxLinesSchema,
   maxOutputBytesSchema,
+  progressNotifier,
   socketNameSchema,
+  socketOf,
   timeoutSchema,
+  type ToolContext,
 } from "../define/mod.ts";
 
 /** How one pane's run went. */

@@ -8,12 +8,17 @@
 
 import { type McpServer, resourceTemplate, z } from "../../deps.ts";
 import type { ListedRun, RunEndEvent } from "../../tmux/mod.ts";
-import { socketOf, type ToolContext } from "../define/mod.ts";
-import type { SessionPush } from "../define/mod.ts";
-import { type AnyToolSpec, defineTool } from "../define/mod.ts";
-import { count, size } from "../define/mod.ts";
+import {
+  type AnyToolSpec,
+  count,
+  defineTool,
+  type SessionPush,
+  size,
+  socketNameSchema,
+  socketOf,
+  type ToolContext,
+} from "../define/mod.ts";
 import { digest } from "../../util/mod.ts";
-import { socketNameSchema } from "../define/mod.ts";
 
 /** A run as a result shows it: its command only as the audit log does (length and digest). */
 export interface ShownRun {

@@ -8,19 +8,20 @@
  */
 
 import { captureSince, screenRows } from "../capture/mod.ts";
-import { knownPrompt } from "../text/mod.ts";
-import { classifyProcess } from "../../shells.ts";
 import {
+  compileUserRegex,
   DEFAULT_BUDGET,
   type Excerpt,
   ExcerptBuilder,
   excerptOf,
+  knownPrompt,
+  type LinePattern,
+  MatchClock,
   type OutputBudget,
 } from "../text/mod.ts";
-import { compileUserRegex, type LinePattern } from "../text/mod.ts";
+import { classifyProcess } from "../../shells.ts";
 import { queryPane } from "../../objects/target.ts";
 import { watchOutput } from "../../transport/watch/watch.ts";
-import { MatchClock } from "../text/mod.ts";
 import { TmuxError } from "../../errors.ts";
 import { cursorScreen, promptOf, untilProgramWaits } from "./program_turn.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";

@@ -6,25 +6,24 @@
  * @module
  */
 
-import type { TmuxChild } from "../../transport/spawn/exec.ts";
-import { collectOutput, screenFields } from "../output/mod.ts";
+import { lockKey, type TmuxChild } from "../../transport/spawn/exec.ts";
+import { collectOutput, keepLog, RunOutput, screenFields } from "../output/mod.ts";
 import { releaseClaim } from "../look/mod.ts";
-import { killedReason, NO_TMUX_REASON, type RunEnd } from "../base/mod.ts";
-import { lockKey } from "../../transport/spawn/exec.ts";
-import { type PaneCall, rememberEnd, rememberFunction, type Runner } from "../turn/mod.ts";
 import {
   type Anchor,
   currentPosition,
+  killedReason,
   NO_OUTPUT,
+  NO_STATUS,
+  NO_TMUX_REASON,
   type OutputFields,
   outputFields,
+  type RunEnd,
   type RunRequest,
   type RunResult,
 } from "../base/mod.ts";
-import { keepLog, RunOutput } from "../output/mod.ts";
-import { readTrailer } from "../wait/mod.ts";
-import type { RunStream } from "../wait/mod.ts";
-import { NO_STATUS } from "../base/mod.ts";
+import { type PaneCall, rememberEnd, rememberFunction, type Runner } from "../turn/mod.ts";
+import { readTrailer, type RunStream } from "../wait/mod.ts";
 
 /** What settling a run needs. */
 export interface RunContext {

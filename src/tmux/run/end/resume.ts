@@ -13,25 +13,43 @@ import { queryPane } from "../../objects/target.ts";
 import { formatOf, parseRecords } from "../../format.ts";
 import { runTmux } from "../../transport/control/command.ts";
 import { THEN } from "../../transport/spawn/command_line.ts";
-import { collectOutput, screenFields } from "../output/mod.ts";
-import { parseRecord, parseRunId, type RunRecord } from "../base/mod.ts";
-import { mayCollect } from "../base/mod.ts";
-import { keepLog, logExcerpt, RunOutput } from "../output/mod.ts";
-import { type CallNames, callNames, ENDED_OPTION, RUNNING_OPTION } from "../base/mod.ts";
-import { killedReason } from "../base/mod.ts";
-import { dropUnusedEnded, superseded } from "../base/mod.ts";
-import { NO_STATUS, STILL_MAY_START, SUPERSEDED } from "../base/mod.ts";
-import { STREAM_END_MS } from "../wait/mod.ts";
-import { forgetRun, type PaneCall, type Runner } from "../turn/mod.ts";
 import {
+  collectOutput,
+  keepLog,
+  logExcerpt,
+  resumedProgress,
+  RunOutput,
+  screenFields,
+} from "../output/mod.ts";
+import {
+  type CallNames,
+  callNames,
   currentPosition,
+  dropUnusedEnded,
+  ENDED_OPTION,
+  killedReason,
+  mayCollect,
   NO_OUTPUT,
+  NO_STATUS,
   type OutputFields,
   outputFields,
+  parseRecord,
+  parseRunId,
+  RUNNING_OPTION,
+  type RunRecord,
   type RunResult,
+  STILL_MAY_START,
+  SUPERSEDED,
+  superseded,
 } from "../base/mod.ts";
-import { channelEnd, parseTrailerValue, type Trailer, waitForEnd } from "../wait/mod.ts";
-import { resumedProgress } from "../output/mod.ts";
+import {
+  channelEnd,
+  parseTrailerValue,
+  STREAM_END_MS,
+  type Trailer,
+  waitForEnd,
+} from "../wait/mod.ts";
+import { forgetRun, type PaneCall, type Runner } from "../turn/mod.ts";
 import { inputPrompt, untilProgramWaits } from "../../read/wait/program_turn.ts";
 
 /** One wait_for_command request. */

@@ -12,22 +12,28 @@ import { afterCall } from "../../call_deadline.ts";
 import { TmuxError } from "../../errors.ts";
 import { THEN } from "../../transport/spawn/command_line.ts";
 import { formatOf, parseRecords } from "../../format.ts";
-import { idleState, reconcile } from "../look/mod.ts";
+import { deleteUnfetched, idleState, reconcile } from "../look/mod.ts";
 import { forgetPaneShell } from "../line/mod.ts";
-import { encodeRecord, type RunRecord } from "../base/mod.ts";
-import { linkDropped, transportLost } from "../base/mod.ts";
-import { deleteUnfetched } from "../look/mod.ts";
-import { pendingMark } from "../base/mod.ts";
+import {
+  encodeRecord,
+  ENDED_OPTION,
+  linkDropped,
+  MAY_START,
+  NEVER_STARTED,
+  NO_OUTPUT,
+  NO_STATUS,
+  pendingMark,
+  RUNNING_OPTION,
+  type RunRecord,
+  type RunResult,
+  transportLost,
+} from "../base/mod.ts";
 import { waitForRun } from "./resume.ts";
-import { ENDED_OPTION, RUNNING_OPTION } from "../base/mod.ts";
 import { lockKey } from "../../transport/spawn/exec.ts";
 import { addCancelled, addOrphan, forgetRun, rememberFunction } from "../turn/mod.ts";
-import { NO_OUTPUT, type RunResult } from "../base/mod.ts";
-import type { WaitOutcome } from "../wait/mod.ts";
-import { STREAM_END_MS } from "../wait/mod.ts";
+import { STREAM_END_MS, type WaitOutcome } from "../wait/mod.ts";
 import { watcherCaughtUp } from "../../transport/watch/watch.ts";
 import { inputPrompt } from "../../read/wait/program_turn.ts";
-import { MAY_START, NEVER_STARTED, NO_STATUS } from "../base/mod.ts";
 import {
   finished,
   lostFields,

@@ -21,18 +21,18 @@
 
 import { restoreText } from "../../objects/activity_mark.ts";
 import { NAME_PREFIX } from "../../names.ts";
-import { NO_TMUX_REASON } from "../base/mod.ts";
-import { commandDigest, FETCH_CHECK_DIGITS } from "./run_function.ts";
 import {
   type CallNames,
   dropStatus,
   ENDED_OPTION,
   KEYS_IGNORED,
+  NO_TMUX_REASON,
   PLAIN_PAGERS,
   restorablePath,
   RUNNING_OPTION,
   shellQuote,
 } from "../base/mod.ts";
+import { commandDigest, FETCH_CHECK_DIGITS } from "./run_function.ts";
 import type { LaunchedShell } from "../../shells.ts";
 
 /** A pane's shell as the launcher needs it: its kind and the program that runs its `-c`. */

@@ -8,16 +8,19 @@
 
 import { restoreText } from "../../objects/activity_mark.ts";
 import { NAME_PREFIX } from "../../names.ts";
-import { KILLED, NO_HASH_TOOL, NO_TMUX, TAMPERED } from "../base/mod.ts";
 import {
   type CallNames,
   dropStatus,
   ENDED_OPTION,
   KEYS_IGNORED,
+  KILLED,
+  NO_HASH_TOOL,
+  NO_TMUX,
   PLAIN_PAGERS,
   restorablePath,
   RUNNING_OPTION,
   shellQuote,
+  TAMPERED,
 } from "../base/mod.ts";
 
 /** The shell function every call runs through, and its definition. */

@@ -10,26 +10,28 @@
 import { TmuxError } from "../../errors.ts";
 import { intField } from "../../format.ts";
 import type { TmuxVersion } from "../../version.ts";
-import { launcherBootstrap } from "../line/mod.ts";
+import { launcherBootstrap, type PaneShell, paneShell, shellLanguage } from "../line/mod.ts";
 import { foreground, type PaneState, stateForRun, typableVersion } from "./preflight.ts";
-import { type PaneShell, paneShell, shellLanguage } from "../line/mod.ts";
 import { lineEditorReading, lineEditorUnknown } from "./reading.ts";
 import {
+  type Anchor,
   busyWith,
   busyWithOthers,
+  callNames,
+  markNonce,
+  mayCollect,
   notIdle,
   notReading,
+  parseRecord,
+  RUNNING_OPTION,
+  type RunRequest,
   unsupportedShell,
   untypableSocket,
 } from "../base/mod.ts";
-import { parseRecord } from "../base/mod.ts";
-import { mayCollect } from "../base/mod.ts";
 import { queryPane } from "../../objects/target.ts";
 import { guardPerson, noteTyped } from "../../read/person.ts";
-import { callNames, markNonce, RUNNING_OPTION } from "../base/mod.ts";
 import { showsLineEditor } from "../../shells.ts";
 import { namedInRefusal, type Runner, sweepOrphans } from "../turn/mod.ts";
-import type { Anchor, RunRequest } from "../base/mod.ts";
 
 /** A pane a line can be typed into now, and what typing it needs. */
 export interface TypablePane {

@@ -15,18 +15,20 @@ import { drainChannels } from "../../transport/spawn/waiter.ts";
 import { queryPane } from "../../objects/target.ts";
 import { optionNames } from "../../objects/options.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../../names.ts";
-import { parseRecord, RECORD_TTL_MS, recordOptionNonce } from "../base/mod.ts";
 import {
   type CallNames,
   callNames,
   ENDED_OPTION,
+  endedUnused,
   markOutlivedShell,
+  parseRecord,
+  type Position,
+  RECORD_TTL_MS,
+  recordOptionNonce,
   RUNNING_OPTION,
   statusOptionNonce,
 } from "../base/mod.ts";
 import { classifyProcess } from "../../shells.ts";
-import type { Position } from "../base/mod.ts";
-import { endedUnused } from "../base/mod.ts";
 import { TmuxError } from "../../errors.ts";
 import { checkSupported, parseVersion, type TmuxVersion } from "../../version.ts";
 

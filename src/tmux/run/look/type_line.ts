@@ -10,10 +10,9 @@ import { TmuxError } from "../../errors.ts";
 import { runTmux } from "../../transport/control/command.ts";
 import { THEN } from "../../transport/spawn/command_line.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { RUNNING_OPTION } from "../base/mod.ts";
+import { type Position, RUNNING_OPTION } from "../base/mod.ts";
 import { noteTypedLine } from "../../read/capture/typed_lines.ts";
 import type { PaneCall } from "../turn/mod.ts";
-import type { Position } from "../base/mod.ts";
 import { NAME_PREFIX } from "../../names.ts";
 
 /**

@@ -9,16 +9,16 @@ import type { TmuxSocket } from "../../transport/socket.ts";
 import { cellsOf, cutAtCursor, outputAfter } from "../../read/text/output.ts";
 import { captureLines } from "../../read/capture/capture.ts";
 import { trimmedRows } from "../../read/capture/position.ts";
-import type { CallNames } from "../base/mod.ts";
-import type { RunOutput } from "./run_output.ts";
 import {
   type Anchor,
+  type CallNames,
   type Current,
   type MoreFrom,
   type OutputFields,
   outputFields,
   type Position,
 } from "../base/mod.ts";
+import type { RunOutput } from "./run_output.ts";
 
 /** Options for {@linkcode collectOutput}. */
 export interface CollectOptions {

@@ -8,8 +8,7 @@ import { captureSince } from "../../read/capture/capture.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import type { StoredRun } from "./run_output.ts";
 import { outputAfter } from "../../read/text/output.ts";
-import type { CallNames } from "../base/mod.ts";
-import type { RunRequest } from "../base/mod.ts";
+import type { CallNames, RunRequest } from "../base/mod.ts";
 
 /** Lines looked through for the typed line before progress reports give up on finding it. */
 const PROGRESS_SEARCH_LINES = 1000;

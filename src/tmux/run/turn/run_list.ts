@@ -9,9 +9,7 @@
 import { lookForInputWait } from "../../read/wait/input_wait.ts";
 import { socketKey } from "../../transport/spawn/exec.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import { mayCollect } from "../base/mod.ts";
-import type { RunEnd } from "../base/mod.ts";
-import { nothingLeft, type RunResult } from "../base/mod.ts";
+import { mayCollect, nothingLeft, type RunEnd, type RunResult } from "../base/mod.ts";
 
 /** Where a run stands. */
 export type RunState = "running" | "waiting_for_input" | "may_start" | "ended";

@@ -10,13 +10,9 @@
 import { abortable } from "../../../util/mod.ts";
 import type { Excerpt } from "../../read/text/excerpt.ts";
 import { typedToken } from "../../read/text/output.ts";
-import { EchoScan } from "../output/mod.ts";
+import { EchoScan, LineReducer, type RunOutput, Utf8Check } from "../output/mod.ts";
 import type { LauncherRefusal } from "../line/mod.ts";
-import type { RunOutput } from "../output/mod.ts";
-import { type CallNames, endMarkerPrefix } from "../base/mod.ts";
-import { parseRunEnd, type RunEnd } from "../base/mod.ts";
-import { LineReducer } from "../output/mod.ts";
-import { Utf8Check } from "../output/mod.ts";
+import { type CallNames, endMarkerPrefix, parseRunEnd, type RunEnd } from "../base/mod.ts";
 
 const OSC7 = "\x1b]7;";
 const ST = "\x1b\\";

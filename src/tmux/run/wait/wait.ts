@@ -11,14 +11,15 @@ import { THEN } from "../../transport/spawn/command_line.ts";
 import { formatOf, recordOf, splitRecords } from "../../format.ts";
 import { queryPane } from "../../objects/target.ts";
 import type { PaneCall } from "../turn/mod.ts";
-import { endMarkerPrefix } from "../base/mod.ts";
-import { parseRunEnd, type RunEnd } from "../base/mod.ts";
 import {
   type Current,
   CURRENT_FIELDS,
   currentPosition,
+  endMarkerPrefix,
   parseCurrent,
+  parseRunEnd,
   type Position,
+  type RunEnd,
   type RunRequest,
 } from "../base/mod.ts";
 

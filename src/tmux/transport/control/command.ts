@@ -6,9 +6,15 @@
  */
 
 import { CONTROL_EXITED, CONTROL_FORGED, type ControlledSocket, runControl } from "./control.ts";
-import { chained, commandsOf, controlSafe, QUERIES } from "../spawn/mod.ts";
+import {
+  chained,
+  commandsOf,
+  controlSafe,
+  QUERIES,
+  type RunTmuxOptions,
+  spawnRun,
+} from "../spawn/mod.ts";
 import { TmuxError } from "../../errors.ts";
-import { type RunTmuxOptions, spawnRun } from "../spawn/mod.ts";
 import { gated } from "./gate.ts";
 
 /** The query commands (see {@linkcode QUERIES}) of a THEN-chained list, chained again. */

@@ -8,9 +8,16 @@
  */
 
 import { errorFromStderr, TmuxError } from "../../errors.ts";
-import { type SocketAddress, socketKey, spawnRun } from "../spawn/mod.ts";
-import { controlLine } from "../spawn/mod.ts";
-import { type RemoteLink, unreachableWhenDown } from "../spawn/mod.ts";
+import {
+  controlLine,
+  MAX_ANSWER_BYTES,
+  MAX_LINE_BYTES,
+  type RemoteLink,
+  type SocketAddress,
+  socketKey,
+  spawnRun,
+  unreachableWhenDown,
+} from "../spawn/mod.ts";
 import {
   allLines,
   type ClientGates,
@@ -20,7 +27,6 @@ import {
   type StartedClient,
 } from "./gate.ts";
 import { privateName } from "../../names.ts";
-import { MAX_ANSWER_BYTES, MAX_LINE_BYTES } from "../spawn/mod.ts";
 import { withinCall } from "../../call_deadline.ts";
 
 interface Pending {

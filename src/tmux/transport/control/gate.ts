@@ -23,9 +23,18 @@
 
 import { abortable, ABORTED } from "../../../util/mod.ts";
 import { acquire, createKeyedLock, type KeyedLock } from "../../lock.ts";
-import { type SocketAddress, socketKey, spawnRun, tmuxCommand } from "../spawn/mod.ts";
-import { readLines, terminate } from "../spawn/mod.ts";
-import { commandsOf, QUERIES } from "../spawn/mod.ts";
+import {
+  commandsOf,
+  QUERIES,
+  readLines,
+  type SocketAddress,
+  socketKey,
+  socketPath,
+  type SocketPaths,
+  spawnRun,
+  terminate,
+  tmuxCommand,
+} from "../spawn/mod.ts";
 import {
   createOrphanGuards,
   guard,
@@ -33,7 +42,6 @@ import {
   type OrphanGuards,
   runWhenGone,
 } from "./orphan_guard.ts";
-import { socketPath, type SocketPaths } from "../spawn/mod.ts";
 import { checkCallDeadline, withCallDeadline, withinCall } from "../../call_deadline.ts";
 
 /** Per tmux server (by socket name): the queue starts and ends go through, the notifying

@@ -16,10 +16,10 @@
  * @module
  */
 
-import { THEN } from "../spawn/mod.ts";
 import {
   type SocketAddress,
   socketKey,
+  THEN,
   tmuxCommand,
   type TmuxCommandOptions,
 } from "../spawn/mod.ts";

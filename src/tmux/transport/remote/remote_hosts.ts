@@ -10,8 +10,7 @@ import { closeControlsOf, type ControlPool } from "../control/mod.ts";
 import type { RemoteLink } from "../spawn/mod.ts";
 import type { RemoteHost } from "./remote_spec.ts";
 import { createSshLink, type SshOptions } from "./ssh.ts";
-import { closeWatchersOf } from "../watch/mod.ts";
-import type { WatcherPool } from "../watch/mod.ts";
+import { closeWatchersOf, type WatcherPool } from "../watch/mod.ts";
 
 /** Options for {@linkcode createRemoteHosts}. */
 export interface RemoteHostsOptions {

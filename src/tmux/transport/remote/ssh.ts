@@ -12,8 +12,13 @@
 
 import { abortable, ABORTED } from "../../../util/mod.ts";
 import { TmuxError } from "../../errors.ts";
-import { MAX_STDERR_BYTES, readCapped, readLines, terminate } from "../spawn/mod.ts";
-import type { RemoteLink } from "../spawn/mod.ts";
+import {
+  MAX_STDERR_BYTES,
+  readCapped,
+  readLines,
+  type RemoteLink,
+  terminate,
+} from "../spawn/mod.ts";
 import type { RemoteHost } from "./remote_spec.ts";
 import { withinCall } from "../../call_deadline.ts";
 

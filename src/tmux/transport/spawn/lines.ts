@@ -5,8 +5,7 @@
  * @module
  */
 
-import { abortable, ABORTED, deadline } from "../../../util/mod.ts";
-import { chunkReader } from "../../../util/mod.ts";
+import { abortable, ABORTED, chunkReader, deadline } from "../../../util/mod.ts";
 import { Pieces } from "../../byte_chunks.ts";
 
 const NEWLINE = 0x0a;

@@ -9,8 +9,7 @@
  * @module
  */
 
-import type { SocketAddress } from "../spawn/mod.ts";
-import type { RemoteLink } from "../spawn/mod.ts";
+import type { RemoteLink, SocketAddress } from "../spawn/mod.ts";
 import { whileNoClientConnects } from "../control/mod.ts";
 import { privateName } from "../../names.ts";
 import {
