@@ -58,3 +58,34 @@ export async function delay(ms: number, options: { signal?: AbortSignal } = {}):
     clearTimeout(timer);
   }
 }
+
+/** Wakes a paused wait; a wake that comes while not paused is kept for the next pause. */
+export class Alarm {
+  #wake: (() => void) | null = null;
+  #pending = false;
+
+  /** Wakes the current (or the next) pause. */
+  ring(): void {
+    if (this.#wake) this.#wake();
+    else this.#pending = true;
+  }
+
+  /** Resolves after `ms`, or as soon as rung or aborted. */
+  pause(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#pending) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.#wake = null;
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wake = done;
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+}

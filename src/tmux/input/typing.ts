@@ -13,7 +13,7 @@ import type { TmuxSocket } from "../transport/socket.ts";
 import { queryPane } from "../objects/target.ts";
 import { activityTitle, hideActivity, showActivity } from "../objects/activity_mark.ts";
 import { parseVersion, type TmuxVersion, verbatimPasteFlags } from "../version.ts";
-import { captureSince, screenRows } from "../read/capture/capture.ts";
+import { captureSince, screenRows } from "../read/capture/mod.ts";
 import { guardPerson, noteTyped, PERSON_FIELDS, type PersonGuard } from "../read/person.ts";
 import { privateName, RUNNING_OPTION } from "../names.ts";
 import { lineEditorState, watchOutput } from "../transport/watch/watch.ts";

@@ -29,10 +29,8 @@ export {
   type SinceResult,
 } from "./capture/mod.ts";
 export type { Cell, Colour, Grid, Style } from "../../screen/mod.ts";
-export type { LinePattern } from "./text/mod.ts";
+export { compilePatterns, type LinePattern, type SourcePattern } from "./text/mod.ts";
 export {
-  compilePatterns,
-  type SourcePattern,
   WAIT_OUTCOMES,
   waitForText,
   type WaitOutcome,

@@ -18,7 +18,7 @@
 
 import { shownCommand } from "../read/capture/typed_lines.ts";
 import { afterCall } from "../call_deadline.ts";
-import { captureSince } from "../read/capture/capture.ts";
+import { captureSince } from "../read/capture/mod.ts";
 import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/spawn/waiter.ts";
 import { hostName, lockKey } from "../transport/spawn/exec.ts";

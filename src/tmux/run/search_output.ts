@@ -8,7 +8,7 @@
 
 import { cutLine, lineBytes, type OutputBudget } from "../read/text/excerpt.ts";
 import { MatchClock } from "../read/text/match_clock.ts";
-import { compilePatterns } from "../read/wait/wait_text.ts";
+import { compilePatterns } from "../read/text/mod.ts";
 import { firstLine, keptRun } from "./read_output.ts";
 import type { Runner } from "./turn/mod.ts";
 

@@ -6,13 +6,7 @@
  * @module
  */
 
-export {
-  type CaptureOptions,
-  capturePane,
-  captureSince,
-  screenRows,
-  type SinceOptions,
-  type SinceResult,
-} from "./capture.ts";
+export { type CaptureOptions, capturePane, screenRows } from "./capture.ts";
+export { captureSince, type SinceOptions, type SinceResult } from "./capture_since.ts";
 export { type Snapshot, snapshotPane } from "./snapshot.ts";
 export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./styled_screen.ts";

@@ -19,4 +19,9 @@ export {
 export { MatchClock } from "./match_clock.ts";
 export { splitCapture, unpadJoined } from "./output.ts";
 export { knownPrompt } from "./prompts.ts";
-export { compileUserRegex, type LinePattern } from "./regex.ts";
+export {
+  compilePatterns,
+  compileUserRegex,
+  type LinePattern,
+  type SourcePattern,
+} from "./regex.ts";

@@ -46,3 +46,28 @@ export async function compileUserRegex(
   }
   return { test: (line: string) => re.matcher(line).find(), steps: re.programSize() };
 }
+
+/** A compiled pattern, with the text it was compiled from. */
+export interface SourcePattern extends LinePattern {
+  /** The pattern as the caller wrote it. */
+  source: string;
+}
+
+/** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
+export async function compilePatterns(
+  patterns: string[],
+  options: { regex: boolean; caseSensitive: boolean },
+): Promise<SourcePattern[]> {
+  return await Promise.all(patterns.map(async (source) => {
+    if (options.regex) {
+      const re = await compileUserRegex(source, options);
+      return { source, test: (line: string) => re.test(line), steps: re.steps };
+    }
+    const needle = options.caseSensitive ? source : source.toLowerCase();
+    return {
+      source,
+      test: (line: string) => (options.caseSensitive ? line : line.toLowerCase()).includes(needle),
+      steps: 1,
+    };
+  }));
+}

@@ -19,8 +19,6 @@ export {
   type SearchResult,
 } from "./search.ts";
 export {
-  compilePatterns,
-  type SourcePattern,
   WAIT_OUTCOMES,
   waitForText,
   type WaitOutcome,

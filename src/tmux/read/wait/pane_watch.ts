@@ -10,8 +10,8 @@
 import { outsideCall } from "../../call_deadline.ts";
 import { TmuxError } from "../../errors.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import type { OutputBudget } from "../text/mod.ts";
-import { compilePatterns, waitForText, type WaitOutcome } from "./wait_text.ts";
+import { compilePatterns, type OutputBudget } from "../text/mod.ts";
+import { waitForText, type WaitOutcome } from "./wait_text.ts";
 
 /** The longest a watch lasts, in seconds. */
 export const WATCH_MAX_SECONDS = 3600;

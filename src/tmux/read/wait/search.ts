@@ -7,8 +7,7 @@
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { capturePane } from "../capture/mod.ts";
 import { listPanes, type PaneFilter } from "../../objects/objects.ts";
-import { compilePatterns } from "./wait_text.ts";
-import { MatchClock } from "../text/mod.ts";
+import { compilePatterns, MatchClock } from "../text/mod.ts";
 
 /** Options for {@linkcode searchPanes}. */
 export interface SearchOptions extends PaneFilter {

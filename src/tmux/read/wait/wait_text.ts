@@ -9,20 +9,21 @@
 
 import { captureSince, screenRows } from "../capture/mod.ts";
 import {
-  compileUserRegex,
+  compilePatterns,
   DEFAULT_BUDGET,
   type Excerpt,
   ExcerptBuilder,
   excerptOf,
   knownPrompt,
-  type LinePattern,
   MatchClock,
   type OutputBudget,
+  type SourcePattern,
 } from "../text/mod.ts";
 import { classifyProcess } from "../../shells.ts";
 import { queryPane } from "../../objects/target.ts";
 import { watchOutput } from "../../transport/watch/watch.ts";
 import { TmuxError } from "../../errors.ts";
+import { Alarm } from "../../../util/mod.ts";
 import { cursorScreen, promptOf, untilProgramWaits } from "./program_turn.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 
@@ -117,62 +118,6 @@ export type WaitOutcome = typeof WAIT_OUTCOMES[number];
 
 /** How long the pane must be still before the cursor's row is taken for a prompt. */
 const PROMPT_SETTLE_MS = 150;
-
-/** A compiled pattern, with the text it was compiled from. */
-export interface SourcePattern extends LinePattern {
-  /** The pattern as the caller wrote it. */
-  source: string;
-}
-
-/** Compiles patterns into line tests; a bad regular expression is an invalid_argument. */
-export async function compilePatterns(
-  patterns: string[],
-  options: { regex: boolean; caseSensitive: boolean },
-): Promise<SourcePattern[]> {
-  return await Promise.all(patterns.map(async (source) => {
-    if (options.regex) {
-      const re = await compileUserRegex(source, options);
-      return { source, test: (line: string) => re.test(line), steps: re.steps };
-    }
-    const needle = options.caseSensitive ? source : source.toLowerCase();
-    return {
-      source,
-      test: (line: string) => (options.caseSensitive ? line : line.toLowerCase()).includes(needle),
-      steps: 1,
-    };
-  }));
-}
-
-/** Wakes a paused wait; a wake that comes while not paused is kept for the next pause. */
-class Alarm {
-  #wake: (() => void) | null = null;
-  #pending = false;
-
-  /** Wakes the current (or the next) pause. */
-  ring(): void {
-    if (this.#wake) this.#wake();
-    else this.#pending = true;
-  }
-
-  /** Resolves after `ms`, or as soon as rung or aborted. */
-  pause(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.#pending) {
-      this.#pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.#wake = null;
-        signal?.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#wake = done;
-      signal?.addEventListener("abort", done, { once: true });
-    });
-  }
-}
 
 /**
  * Waits until a pattern shows up in new output, a stop pattern does, a known prompt is back, the

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { captureSince } from "../../read/capture/capture.ts";
+import { captureSince } from "../../read/capture/mod.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import type { StoredRun } from "./run_output.ts";
 import { outputAfter } from "../../read/text/output.ts";
