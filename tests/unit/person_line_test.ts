@@ -16,9 +16,18 @@ Deno.test("foreignText: what a prompt's row says of its command line", () => {
   assertEquals(foreignText({ row: "日本 $ ls", x: 9 }), "日本 $ ls");
   assertEquals(foreignText({ row: "日本 $", x: 7 }), null);
   // The server's own half-typed text is not a person's.
-  assertEquals(foreignText({ row: "$ echo mine", x: 11 }, "echo mine"), null);
+  assertEquals(foreignText({ row: "$ echo mine", x: 11 }, { ours: "echo mine" }), null);
   // Text after it is not the server's.
-  assertEquals(foreignText({ row: "$ echo mine more", x: 16 }, "echo mine"), "$ echo mine more");
+  assertEquals(
+    foreignText({ row: "$ echo mine more", x: 16 }, { ours: "echo mine" }),
+    "$ echo mine more",
+  );
+  // A prompt drawn after an echoed ^C, its line editor's cursor two columns short of its end
+  // (xonsh's prompt_toolkit): text after the cursor counts only where a person's client could
+  // have moved the cursor there.
+  const shifted = { row: "^C<user>@vm /tmp/ci/main main [143] #", x: 36 };
+  assertEquals(foreignText(shifted, { cursorMoved: false }), null);
+  assertEquals(foreignText(shifted), shifted.row);
 });
 
 Deno.test("showTypedLines: a typed line as its command, wrapped rows kept in place", () => {

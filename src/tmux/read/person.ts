@@ -3,7 +3,8 @@
  * a client whose active pane it is pressed a key in the last 2 s (tmux's client activity: keys a
  * command sends do not count, nor do control clients, this server's watchers), or a shell at its
  * prompt whose command line holds text the server did not type (the character before the cursor
- * is not the prompt's closing blank, or text follows the cursor). A line is looked at in a pane
+ * is not the prompt's closing blank, or, where a person's client is attached, text follows the
+ * cursor). A line is looked at in a pane
  * the server never typed into, or where a person's client pressed keys since it last did: what
  * the server's own keys left there is not a person's, nor is its own half-typed text (send_keys
  * without Enter). A session no person's client is attached to costs one list of its clients at
@@ -180,13 +181,16 @@ async function personSeen(
   const keysSince = known === undefined ||
     clients.some((client) => client.activity >= known.at);
   if (!atPrompt || !keysSince) return null;
-  const ours = known?.pending;
+  // Text after the cursor is a person's only where a person's client could have moved the
+  // cursor back into a line: else it is a prompt drawn where its line editor did not expect (after
+  // a ^C the terminal echoed, prompt_toolkit's cursor stands as many columns short of its end).
+  const look = { ours: known?.pending, cursorMoved: clients.length > 0 };
   // Text a person left stays; a prompt being drawn as the pane is read (slowly, on a busy
   // machine: a ^C echoed before it) does not.
-  let typed = foreignText(await cursorRow(socket, paneId), ours);
-  for (let look = 0; typed !== null && look < SETTLE_LOOKS; look++) {
+  let typed = foreignText(await cursorRow(socket, paneId), look);
+  for (let tries = 0; typed !== null && tries < SETTLE_LOOKS; tries++) {
     await delay(SETTLE_MS);
-    typed = foreignText(await cursorRow(socket, paneId), ours);
+    typed = foreignText(await cursorRow(socket, paneId), look);
   }
   return typed === null
     ? null
@@ -252,14 +256,26 @@ export interface CursorRow {
   x: number;
 }
 
+/** Options for {@linkcode foreignText}. */
+export interface ForeignTextOptions {
+  /** What the server typed on the line without Enter. */
+  ours?: string;
+  /** A person's client could have moved the cursor back into the line (default true). */
+  cursorMoved?: boolean;
+}
+
 /**
  * The cursor's row (its end) when a shell's command line holds text the server did not type, or
- * null for an empty line; `ours` is what the server typed there without Enter. A prompt ends in
- * a blank (`$ `, `% `, `> `, `❯ `): a character other than a blank just before the cursor was
- * typed, and so is text that begins at the cursor (the cursor moved back into a line); a
- * right-hand prompt stands apart from the cursor.
+ * null for an empty line. A prompt ends in a blank (`$ `, `% `, `> `, `❯ `): a character other
+ * than a blank just before the cursor was typed, and so is text that begins at the cursor (the
+ * cursor moved back into a line, where `cursorMoved`); a right-hand prompt stands apart from the
+ * cursor.
  */
-export function foreignText({ row, x }: CursorRow, ours?: string): string | null {
+export function foreignText(
+  { row, x }: CursorRow,
+  options: ForeignTextOptions = {},
+): string | null {
+  const { ours, cursorMoved = true } = options;
   let cells = 0;
   let split = 0;
   for (const char of row) {
@@ -272,7 +288,7 @@ export function foreignText({ row, x }: CursorRow, ours?: string): string | null
   const after = row.slice(split);
   if (ours && before.endsWith(ours)) before = before.slice(0, -ours.length);
   const typedBefore = before !== "" && /\S$/.test(before);
-  const typedAfter = /^\S/.test(after);
+  const typedAfter = cursorMoved && /^\S/.test(after);
   if (!typedBefore && !typedAfter) return null;
   const line = row.trimEnd();
   return line.length > QUOTE_MAX ? `…${line.slice(-QUOTE_MAX)}` : line;
