@@ -1,6 +1,7 @@
 // Recordings (--record-dir): the panes a session's runs type into are recorded as asciicast v2
 // files, named in run results; each run is a marker that names its command only as the audit log
-// does; and the recording, replayed through a terminal (a tmux pane reading its bytes), ends on
+// does; nothing is followed between runs (a person's line then shows only in the next run's first
+// screen); and the recording, replayed through a terminal (a tmux pane reading its bytes), ends on
 // the screen tmux showed: styles, cursor and all.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
@@ -16,6 +17,12 @@ const COMMANDS = [
   "printf '\\033[?1049h\\033[2J\\033[5;10Hin a TUI \\033[7m box \\033[0m'; sleep 0.2; " +
   "printf '\\033[?1049l'; printf '\\0337\\033[1;100H\\033[44mcorner\\033[0m\\0338'",
 ];
+
+/** A screen's rows without the shell's prompt (`$ `) after the last run, if it shows. */
+function beforePrompt(rows: string): string {
+  const lines = rows.trimEnd().split("\n");
+  return (lines.at(-1)?.trimEnd() === "$" ? lines.slice(0, -1) : lines).join("\n");
+}
 
 async function screen(
   run: (...args: string[]) => Promise<string>,
@@ -37,8 +44,25 @@ Deno.test("a recording replays to the screen tmux showed, and names no command",
       extraArgs: ["--record-dir", dir],
     });
     const recordings: string[] = [];
+    let afterFirst = { rows: "", cursor: "" };
     try {
-      for (const command of COMMANDS) {
+      for (const [i, command] of COMMANDS.entries()) {
+        if (i === 1) {
+          await until("the prompt is back", async () => {
+            return (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).trimEnd().endsWith(
+              "$",
+            );
+          });
+          afterFirst = await screen(tmux.run, tmux.paneId);
+          // A person's line between runs: not followed (no pane is followed for a recording
+          // alone), caught up by the next run's first screen.
+          await tmux.run("send-keys", "-t", tmux.paneId, "echo BETWEEN-''RUNS", "Enter");
+          await until("the person's line ran", async () => {
+            return (await tmux.run("capture-pane", "-p", "-t", tmux.paneId)).includes(
+              "\nBETWEEN-RUNS",
+            );
+          });
+        }
         const result = await conn.client.callTool({
           name: "run_command",
           arguments: { pane_id: tmux.paneId, command },
@@ -66,22 +90,52 @@ Deno.test("a recording replays to the screen tmux showed, and names no command",
       assert(time >= last && ["o", "m"].includes(kind) && typeof data === "string");
       last = time;
     }
-    const markers = events.filter(([, kind]) => kind === "m").map(([, , label]) => label);
+    const labels = events.filter(([, kind]) => kind === "m").map(([, , label]) => label);
+    assertEquals(labels.at(-1), "the session ended");
+    const markers = labels.filter((label) => label.startsWith("run "));
     assertEquals(markers.length, 2);
     for (const [i, label] of markers.entries()) {
       assert(label.includes(`command of ${COMMANDS[i].length} characters`), label);
       assert(!label.includes("printf"), label);
     }
-    // Replayed through a terminal of the same size: the same screen.
-    const bytes = events.filter(([, kind]) => kind === "o").map(([, , text]) => text).join("");
-    const replay = `${dir}/replay.bin`;
-    await Deno.writeTextFile(replay, bytes);
+    // The person's line shows only in whole screens (the second run's first, the last), never as
+    // output followed.
+    const between = events.filter(([, , text]) => text.includes("BETWEEN-RUNS"));
+    assert(between.length > 0, "the person's line is not in the recording");
+    for (const [, , text] of between) {
+      assert(text.startsWith("\x1b[0m\x1b[H\x1b[2J"), JSON.stringify(text));
+    }
+    // Replayed through a terminal of the same size: the same screen. Up to the session's end (its
+    // last screen), and up to the second run (its first screen), too, but for the prompt after
+    // the run before, drawn as its output stopped being followed or after: each run's output was
+    // recorded as the pane showed it.
     const shown = await screen(tmux.run, tmux.paneId);
-    const pane = await tmux.newPane(`sh -c 'stty -opost; cat ${replay}; exec sleep 600'`);
-    await until("the replay is drawn", async () => {
-      return JSON.stringify(await screen(tmux.run, pane)) === JSON.stringify(shown);
-    }).catch(() => {});
-    assertEquals(await screen(tmux.run, pane), shown);
+    const ended = events.findLastIndex(([, kind]) => kind === "m");
+    const second = events.findLastIndex(([, kind, label]) =>
+      kind === "m" && label.startsWith("run ")
+    );
+    const replays = [[events.length, shown, true], [ended, shown, false], [
+      second,
+      afterFirst,
+      false,
+    ]];
+    for (const [upTo, screenThen, withPrompt] of replays as [number, typeof shown, boolean][]) {
+      const bytes = events.slice(0, upTo).filter(([, kind]) => kind === "o").map(([, , text]) =>
+        text
+      ).join("");
+      const replay = `${dir}/replay-${upTo}.bin`;
+      await Deno.writeTextFile(replay, bytes);
+      const pane = await tmux.newPane(`sh -c 'stty -opost; cat ${replay}; exec sleep 600'`);
+      const seen = async () => {
+        const now = await screen(tmux.run, pane);
+        return withPrompt ? now : { rows: beforePrompt(now.rows), cursor: "" };
+      };
+      const wanted = withPrompt ? screenThen : { rows: beforePrompt(screenThen.rows), cursor: "" };
+      await until("the replay is drawn", async () => {
+        return JSON.stringify(await seen()) === JSON.stringify(wanted);
+      }).catch(() => {});
+      assertEquals(await seen(), wanted);
+    }
     assert(shown.rows.includes("[#####] 100%"), shown.rows);
     assert(shown.rows.includes("corner"), shown.rows);
   } finally {

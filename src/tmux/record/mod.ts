@@ -5,4 +5,4 @@
  */
 
 export { CAST_MAX_BYTES, CastFile, type CastHeader } from "./cast_file.ts";
-export { type RecordedRun, Recordings } from "./recordings.ts";
+export { type RecordedRun, Recordings, type RunRecording } from "./recordings.ts";

@@ -1,27 +1,23 @@
 /**
  * Recordings of what the panes the server types into show (`--record-dir`): one asciicast file a
- * pane and session of use, begun as the session's first run there starts with the screen as it
- * was, then every byte the pane writes, timed, until the session ends, the pane goes or the file
- * is full. Each run is a marker naming it, its command as the audit log shows it (its length and
- * a digest): the file never holds a command's text beyond what the pane itself showed.
+ * pane and MCP session of use, written while the server's runs there follow the pane's output:
+ * each run begins with the screen as it is then (styles and cursor), then every byte the pane
+ * writes, timed, through the run's own output tap, until the shell is back at its prompt. Nothing
+ * is followed between runs: a pane followed for a recording alone is one a person's respawn could
+ * crash tmux on (before 3.8, with output queued for us), so what the pane shows between runs is
+ * caught up by the next run's first screen, and a recording ends on the screen as it is when its
+ * session ends. Each run is a marker naming it and its command as the
+ * audit log shows it (its length and a digest): the file holds no command's text beyond what the
+ * pane itself showed.
  *
  * @module
  */
 
 import { styledRows } from "../read/capture/styled_screen.ts";
-import { socketKey } from "../transport/spawn/exec.ts";
+import { socketKey } from "../transport/spawn/mod.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { type OutputTap, tapOutput } from "../transport/watch/watch.ts";
 import { CastFile } from "./cast_file.ts";
 import { digest } from "../../util/mod.ts";
-
-/** A pane being recorded. */
-interface PaneRecording {
-  path: string;
-  cast: CastFile;
-  tap: OutputTap;
-  owner: string | null;
-}
 
 /** What {@linkcode Recordings.start} needs. */
 export interface RecordedRun {
@@ -29,14 +25,31 @@ export interface RecordedRun {
   socket: TmuxSocket;
   /** The pane. */
   paneId: string;
-  /** Its session (its output is watched through it). */
-  sessionId: string;
   /** The MCP session whose run it is (null: runs are shared). */
   owner: string | null;
   /** The run's id, for its marker. */
   runId: string;
   /** The command, shown in the marker only as its length and digest. */
   command: string;
+}
+
+/** Where one run's output goes in its pane's recording. */
+export interface RunRecording {
+  /** The recording's file. */
+  path: string;
+  /** Writes bytes the pane wrote (the run's output tap's). */
+  write(bytes: Uint8Array): void;
+}
+
+/** A pane's recording file. */
+interface PaneRecording {
+  path: string;
+  cast: CastFile;
+  owner: string | null;
+  socket: TmuxSocket;
+  paneId: string;
+  /** Its end is under way. */
+  ending: boolean;
 }
 
 /** The most panes recorded at once. */
@@ -62,8 +75,9 @@ async function screenNow(
 /** The recordings of one server process. */
 export class Recordings {
   #dir: string;
-  #panes = new Map<string, PaneRecording>();
-  #starting = new Map<string, Promise<PaneRecording | null>>();
+  #panes = new Map<string, Promise<PaneRecording | null>>();
+  /** Recordings being ended. */
+  #ending = new Set<Promise<void>>();
 
   /** Recordings written into `dir`. */
   constructor(dir: string) {
@@ -71,88 +85,85 @@ export class Recordings {
   }
 
   /**
-   * The recording of a run's pane for its session, begun now if need be, with the run's marker;
-   * its file's path, or null when none can be had (no watcher, the pane gone, too many).
+   * A run's part of its pane's recording (the file made at the session's first run there): the
+   * screen as it is now and the run's marker, written at once; null when none can be had (the
+   * pane gone, the file not made, too many).
    */
-  async start(run: RecordedRun): Promise<string | null> {
+  async start(run: RecordedRun): Promise<RunRecording | null> {
     const key = `${socketKey(run.socket)} ${run.paneId} ${run.owner ?? ""}`;
-    let recording = this.#panes.get(key);
-    if (recording === undefined) {
-      let starting = this.#starting.get(key);
-      if (starting === undefined) {
-        starting = this.#begin(key, run).finally(() => this.#starting.delete(key));
-        this.#starting.set(key, starting);
-      }
-      recording = await starting ?? undefined;
+    const screen = await screenNow(run.socket, run.paneId).catch(() => null);
+    if (screen === null) return null;
+    let made = this.#panes.get(key);
+    if (made === undefined) {
+      if (this.#panes.size >= RECORDINGS_MAX) return null;
+      made = this.#create(run, screen);
+      this.#panes.set(key, made);
     }
-    if (recording === undefined) return null;
-    recording.cast.marker(
+    const recording = await made;
+    if (recording === null) {
+      if (this.#panes.get(key) === made) this.#panes.delete(key);
+      return null;
+    }
+    const { cast } = recording;
+    cast.marker(
       `run ${run.runId}: command of ${run.command.length} characters ` +
         `(sha256 ${await digest(run.command)})`,
     );
-    return recording.path;
+    cast.output(screen.frame);
+    const decoder = new TextDecoder();
+    return {
+      path: recording.path,
+      write: (bytes) => cast.output(decoder.decode(bytes, { stream: true })),
+    };
   }
 
-  async #begin(key: string, run: RecordedRun): Promise<PaneRecording | null> {
-    if (this.#panes.size >= RECORDINGS_MAX) return null;
-    const decoder = new TextDecoder();
-    const early: Uint8Array[] = [];
-    let cast: CastFile | null = null;
-    const tap = await tapOutput(run.socket, { sessionId: run.sessionId, paneId: run.paneId }, (
-      bytes,
-    ) => {
-      if (cast === null) early.push(bytes.slice());
-      else cast.output(decoder.decode(bytes, { stream: true }));
-    });
-    if (tap === null) return null;
-    const screen = await screenNow(run.socket, run.paneId).catch(() => null);
-    if (screen === null) {
-      tap.close();
-      return null;
-    }
+  async #create(
+    run: RecordedRun,
+    screen: { width: number; height: number },
+  ): Promise<PaneRecording | null> {
     const stamp = new Date().toISOString().replaceAll(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
     const path = `${this.#dir}/tmux-mcp-${stamp}-pane${run.paneId.slice(1)}-` +
       `${crypto.randomUUID().slice(0, 8)}.cast`;
-    let made: CastFile;
     try {
-      made = await CastFile.create(path, {
+      const cast = await CastFile.create(path, {
         width: screen.width,
         height: screen.height,
         title: `tmux-mcp: pane ${run.paneId}`,
       });
+      return {
+        path,
+        cast,
+        owner: run.owner,
+        socket: run.socket,
+        paneId: run.paneId,
+        ending: false,
+      };
     } catch {
-      tap.close();
       return null;
     }
-    made.output(screen.frame);
-    // Bytes that came between the tap and the read may show twice (drawn on the screen read,
-    // then again): a pane a run looked at is quiet, so none are expected.
-    for (const bytes of early) made.output(decoder.decode(bytes, { stream: true }));
-    cast = made;
-    const recording: PaneRecording = { path, cast: made, tap, owner: run.owner };
-    this.#panes.set(key, recording);
-    tap.lost.then(() => this.#end(key, recording));
-    return recording;
   }
 
-  async #end(key: string, recording: PaneRecording): Promise<void> {
-    if (this.#panes.get(key) !== recording) return;
-    this.#panes.delete(key);
-    recording.tap.close();
-    await recording.cast.close();
-  }
-
-  /** Ends the recordings of one session (null: shared runs'), or every one. */
+  /**
+   * Ends the recordings of one session (null: shared runs'), or every one: each with the screen
+   * as it is now (what the pane drew after its last run's output was followed), then closed.
+   * Resolves once every recording being ended, by this call or another, is written.
+   */
   async end(owner?: string | null): Promise<void> {
-    await Promise.all(
-      [...this.#panes.entries()]
-        .filter(([, recording]) => owner === undefined || recording.owner === owner)
-        .map(([key, recording]) => this.#end(key, recording)),
-    );
-  }
-
-  /** Resolves once what every recording holds so far is written. */
-  async flushed(): Promise<void> {
-    await Promise.all([...this.#panes.values()].map((recording) => recording.cast.flushed()));
+    for (const [key, made] of this.#panes) {
+      const ending: Promise<void> = made.then(async (recording) => {
+        if (recording === null || recording.ending) return;
+        if (owner !== undefined && recording.owner !== owner) return;
+        recording.ending = true;
+        if (this.#panes.get(key) === made) this.#panes.delete(key);
+        const screen = await screenNow(recording.socket, recording.paneId).catch(() => null);
+        if (screen !== null) {
+          recording.cast.marker("the session ended");
+          recording.cast.output(screen.frame);
+        }
+        await recording.cast.close();
+      }).finally(() => this.#ending.delete(ending));
+      this.#ending.add(ending);
+    }
+    await Promise.all([...this.#ending]);
   }
 }

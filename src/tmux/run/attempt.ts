@@ -7,6 +7,7 @@
 
 import type { TmuxChild } from "../transport/spawn/exec.ts";
 import type { OutputTap } from "../transport/watch/watch.ts";
+import type { RunRecording } from "../record/mod.ts";
 import type { Fetch, LauncherRun, RunFunction } from "./line/mod.ts";
 import type { TypablePane } from "./look/mod.ts";
 import type { RunContext } from "./end/mod.ts";
@@ -36,6 +37,8 @@ export interface Start {
   base: RunContext["base"];
   /** Seconds since the call started. */
   elapsed: () => number;
+  /** Where the run's output is recorded too (`--record-dir`); null: nowhere. */
+  recording: RunRecording | null;
 }
 
 /** The line a call types, and what goes with it. */

@@ -49,6 +49,7 @@ import { functionFor, namedInRefusal, paneTurn, type Runner } from "./turn/mod.t
 import { personKeysSinceLook } from "../read/person.ts";
 import { channelEnd, RunStream } from "./wait/mod.ts";
 import { tapOutput } from "../transport/watch/watch.ts";
+import type { RunRecording } from "../record/mod.ts";
 import {
   afterRun,
   cancelledRun,
@@ -99,7 +100,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   // again; past the last look, the line is typed as the look left it.
   const lookAndRun = async (): Promise<RunResult> => {
     // The recording of the pane (--record-dir), with the run's marker: once, however many looks.
-    let recording: string | null | undefined;
+    let recording: RunRecording | null | undefined;
     for (let look = 1;; look++) {
       const looked = await lookAtPane(runner, request, { key, deadline });
       base.shell = looked.shell;
@@ -108,7 +109,7 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       if (recording === undefined) {
         recording = await runner.recordings?.start({
           socket,
-          ...target,
+          paneId,
           owner: request.owner ?? null,
           runId: base.run_id,
           command: request.command,
@@ -116,14 +117,14 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
       }
       const names = callNames(nonce);
       const result = await typeAndFollow(
-        { runner, request, key, names, started, base, elapsed },
+        { runner, request, key, names, started, base, elapsed, recording },
         { ...looked.pane, checked: look < LOOKS_MAX },
       );
       if (result === PANE_CHANGED) continue;
       const typedOver = result.started !== false && await personKeysSinceLook(socket, target);
       const said = {
         ...(typedOver ? { person_keys: true as const } : {}),
-        ...(recording === null || result.started === false ? {} : { recording }),
+        ...(recording === null || result.started === false ? {} : { recording: recording.path }),
       };
       return Object.keys(said).length === 0 ? result : ordered({ ...result, ...said });
     }
@@ -184,7 +185,10 @@ async function typeAndFollow(
     attempt.tap = await tapOutput(
       socket,
       { sessionId: state.session_id, paneId },
-      (bytes) => attempt.stream?.push(bytes),
+      (bytes) => {
+        attempt.stream?.push(bytes);
+        start.recording?.write(bytes);
+      },
     );
   }
   // Whether the line editor reads, as the pane's watcher (subscribed just above) has seen it.
