@@ -14,6 +14,7 @@ import {
   terminate,
 } from "./lines.ts";
 import { Pieces } from "../../byte_chunks.ts";
+import { abortable, ABORTED } from "../../../util/mod.ts";
 import { commandsOf, controlLine, THEN } from "./command_line.ts";
 import { type RemoteLink, unreachableWhenDown } from "./remote_link.ts";
 import { callDeadline, checkCallDeadline, deadlineError, withinCall } from "../../call_deadline.ts";
@@ -359,13 +360,22 @@ async function remoteRun(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const stop = () => terminate(child);
+  const stopped = Promise.withResolvers<void>();
+  const stop = () => terminate(child).then(stopped.resolve);
   request.signal?.addEventListener("abort", stop, { once: true });
   try {
     const writer = child.stdin.getWriter();
     await writer.write(encoder.encode(script)).catch(() => {});
     await writer.close().catch(() => {});
-    const output = await boundedOutput(child, request.maxLineBytes);
+    // ssh hands its pipes to its connection's master, which holds them open while the host
+    // stalls: once the deadline has ended the client, its output is not waited for.
+    const reading = boundedOutput(child, request.maxLineBytes);
+    reading.catch(() => {});
+    const output = request.signal ? await abortable(reading, request.signal) : await reading;
+    if (output === ABORTED) {
+      await stopped.promise;
+      throw deadlineError(request.signal!, "a command");
+    }
     const failed = link.failure(output.code, output.stderr);
     if (failed !== null) throw failed;
     if (!output.success) {
