@@ -24,12 +24,18 @@ function beforePrompt(rows: string): string {
   return (lines.at(-1)?.trimEnd() === "$" ? lines.slice(0, -1) : lines).join("\n");
 }
 
+/**
+ * A pane's rows with their styles, and its cursor. Blanks at a row's end are dropped: tmux keeps
+ * as many as the row's cells were ever written (`-N`), which a replay drawing whole rows writes
+ * more of (3.2a and 3.4 print them).
+ */
 async function screen(
   run: (...args: string[]) => Promise<string>,
   pane: string,
 ): Promise<{ rows: string; cursor: string }> {
+  const rows = await run("capture-pane", "-p", "-e", "-N", "-t", pane);
   return {
-    rows: await run("capture-pane", "-p", "-e", "-N", "-t", pane),
+    rows: rows.split("\n").map((row) => row.replace(/ +$/, "")).join("\n"),
     cursor: await run("display-message", "-p", "-t", pane, "#{cursor_x},#{cursor_y}"),
   };
 }
