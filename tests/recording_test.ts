@@ -5,7 +5,7 @@
 // the screen tmux showed: styles, cursor and all.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
-import { startServer, textOf } from "./helpers/mcp.ts";
+import { runServerToExit, startServer, textOf } from "./helpers/mcp.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
@@ -153,23 +153,9 @@ Deno.test("a recording replays to the screen tmux showed, and names no command",
 Deno.test("--record-dir without the permission to write there stops the server at start", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-rec-" });
   try {
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--no-prompt",
-        "--allow-run=tmux",
-        new URL("../main.ts", import.meta.url).pathname,
-        "--record-dir",
-        dir,
-      ],
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
-    assertEquals(out.code, 2, stderr);
-    assert(stderr.includes(`--allow-write=${dir}`), stderr);
+    const out = await runServerToExit(["--allow-run=tmux"], ["--record-dir", dir]);
+    assertEquals(out.code, 2, out.stderr);
+    assert(out.stderr.includes(`--allow-write=${dir}`), out.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -4,7 +4,7 @@
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
-import { startTmux, until, untilRunning } from "./helpers/tmux.ts";
+import { startTmux, type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
 
@@ -30,6 +30,38 @@ async function runOf(conn: Connection, runId: string): Promise<Json | undefined>
 }
 
 const TOOLSETS = ["--toolsets", "core,background"];
+
+/** Two clients of one tmux: one declares claude/channel, the other nothing; what each is told. */
+interface Clients {
+  tmux: TestTmux;
+  channel: Connection;
+  plain: Connection;
+  toChannel: Json[];
+  toPlain: Json[];
+}
+
+async function withClients(body: (clients: Clients) => Promise<void>): Promise<void> {
+  const tmux = await startTmux();
+  const channel = await startServer("stdio", {
+    socketName: tmux.socketName,
+    extraArgs: TOOLSETS,
+    clientCapabilities: { experimental: { "claude/channel": {} } },
+  });
+  const plain = await startServer("stdio", { socketName: tmux.socketName, extraArgs: TOOLSETS });
+  try {
+    await body({
+      tmux,
+      channel,
+      plain,
+      toChannel: notifications(channel),
+      toPlain: notifications(plain),
+    });
+  } finally {
+    await channel.close();
+    await plain.close();
+    await tmux.close();
+  }
+}
 
 Deno.test("list_runs: a run as it goes on, waits for input, ends uncollected, and is collected", async () => {
   await withServer("stdio", { extraArgs: TOOLSETS }, async (conn, tmux) => {
@@ -94,16 +126,7 @@ Deno.test("list_runs over HTTP: each session lists its own runs", async () => {
 });
 
 Deno.test("a run's end is pushed to a client that subscribed, or declared claude/channel, only", async () => {
-  const tmux = await startTmux();
-  const channel = await startServer("stdio", {
-    socketName: tmux.socketName,
-    extraArgs: TOOLSETS,
-    clientCapabilities: { experimental: { "claude/channel": {} } },
-  });
-  const plain = await startServer("stdio", { socketName: tmux.socketName, extraArgs: TOOLSETS });
-  try {
-    const toChannel = notifications(channel);
-    const toPlain = notifications(plain);
+  await withClients(async ({ tmux, channel, plain, toChannel, toPlain }) => {
     const pane = tmux.paneId;
     const second = await tmux.newPane();
     const slow = await call(channel, "run_command", {
@@ -135,24 +158,11 @@ Deno.test("a run's end is pushed to a client that subscribed, or declared claude
     const resource = await plain.client.readResource({ uri: `tmux://runs/${watched.run_id}` });
     const run = JSON.parse((resource.contents[0] as { text: string }).text) as Json;
     assertEquals([run.state, run.exit_status, run.collected], ["ended", 0, false]);
-  } finally {
-    await channel.close();
-    await plain.close();
-    await tmux.close();
-  }
+  });
 });
 
 Deno.test("watch_pane: a pattern, or a program's end, told without a call", async () => {
-  const tmux = await startTmux();
-  const channel = await startServer("stdio", {
-    socketName: tmux.socketName,
-    extraArgs: TOOLSETS,
-    clientCapabilities: { experimental: { "claude/channel": {} } },
-  });
-  const plain = await startServer("stdio", { socketName: tmux.socketName, extraArgs: TOOLSETS });
-  try {
-    const toChannel = notifications(channel);
-    const toPlain = notifications(plain);
+  await withClients(async ({ tmux, channel, plain, toChannel, toPlain }) => {
     const pane = tmux.paneId;
     const watched = await call(channel, "watch_pane", { pane_id: pane, pattern: "BUILD-OK" });
     assertEquals(watched.told_by, "channel");
@@ -190,9 +200,5 @@ Deno.test("watch_pane: a pattern, or a program's end, told without a call", asyn
       arguments: { pane_id: pane },
     }) as CallToolResult;
     assert(refused.isError && /invalid_argument/.test(textOf(refused)), textOf(refused));
-  } finally {
-    await channel.close();
-    await plain.close();
-    await tmux.close();
-  }
+  });
 });

@@ -15,24 +15,14 @@ import {
   listWindows,
   sessionIdByName,
 } from "../tmux/mod.ts";
-import { paneText, renderPaneText, socketOf, type ToolContext } from "./define/mod.ts";
-
-function json(
-  uri: URL,
-  value: unknown,
-): { contents: Array<{ uri: string; mimeType: string; text: string }> } {
-  return {
-    contents: [{
-      uri: uri.href,
-      mimeType: "application/json",
-      text: JSON.stringify(value, null, 2),
-    }],
-  };
-}
-
-function one(value: string | string[]): string {
-  return decodeURIComponent(Array.isArray(value) ? value[0] ?? "" : value);
-}
+import {
+  jsonContents as json,
+  paneText,
+  renderPaneText,
+  socketOf,
+  templateValue as one,
+  type ToolContext,
+} from "./define/mod.ts";
 
 /** Registers the resources. */
 export function registerResources(server: McpServer, context: ToolContext): void {

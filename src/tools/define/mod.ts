@@ -25,6 +25,7 @@ export { paneText, paneTextOf, paneTextOutput, renderPaneText } from "./pane_tex
 export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
 export { type SessionPush, sessionPush } from "./push.ts";
 export { count, lines, size, withGap } from "./render.ts";
+export { jsonContents, templateValue } from "./resource.ts";
 export { leanRunResult, RUN_DEFAULTS, withoutDefaults } from "./run_defaults.ts";
 export {
   caseSensitiveSchema,
@@ -41,6 +42,7 @@ export {
   paneIdOutput,
   paneIdSchema,
   paneSpecShape,
+  screenOutput,
   sessionIdSchema,
   sessionSpecShape,
   sizeSchema,

@@ -144,3 +144,12 @@ export const sizeSchema: ZodNumber = z.number().int().min(1).max(10000);
 
 /** Output of the kill tools. */
 export const killedOutput = { killed: z.string().describe("the id of what was killed") };
+
+/** A pane's screen as snapshot_pane and screenshot_pane both describe it: size and cursor. */
+export const screenOutput = {
+  cursor_x: z.number().int().describe("cursor column, from 0"),
+  cursor_y: z.number().int().describe("cursor row, from 0 at the top of the screen"),
+  width: z.number().int().describe("columns"),
+  height: z.number().int().describe("rows"),
+  alternate_on: z.boolean().describe("a full-screen program (editor, pager) owns the screen"),
+};

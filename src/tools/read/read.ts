@@ -27,6 +27,7 @@ import {
   paneText,
   paneTextOutput,
   renderPaneText,
+  screenOutput,
   sessionSpecShape,
   timeoutSchema,
 } from "../define/mod.ts";
@@ -118,13 +119,9 @@ export const READ_TOOLS: AnyToolSpec[] = [
     input: { ...paneSpecShape, max_output_bytes: maxOutputBytesSchema },
     output: {
       pane_id: paneIdOutput,
-      cursor_x: z.number().int().describe("cursor column, from 0"),
-      cursor_y: z.number().int().describe("cursor row, from 0 at the top of the screen"),
-      width: z.number().int().describe("columns"),
-      height: z.number().int().describe("rows"),
+      ...screenOutput,
       in_mode: z.boolean().describe("a mode (copy-mode, choose-tree...) covers the pane"),
       mode: z.string().describe("that mode's name, or empty"),
-      alternate_on: z.boolean().describe("a full-screen program (editor, pager) owns the screen"),
       current_command: z.string().describe("the foreground program's name"),
       title: z.string().describe("the pane's title"),
       ...paneTextOutput,

@@ -19,6 +19,7 @@ import {
   paneText,
   paneTextOutput,
   renderPaneText,
+  screenOutput,
   size,
 } from "../define/mod.ts";
 
@@ -59,12 +60,8 @@ export const SCREEN_TOOLS: AnyToolSpec[] = [
     },
     output: {
       pane_id: paneIdOutput,
-      width: z.number().int().describe("columns"),
-      height: z.number().int().describe("rows"),
-      cursor_x: z.number().int().describe("cursor column, from 0"),
-      cursor_y: z.number().int().describe("cursor row, from 0 at the top"),
+      ...screenOutput,
       cursor_visible: z.boolean().describe("the program shows its cursor"),
-      alternate_on: z.boolean().describe("a full-screen program owns the screen"),
       in_mode: z.boolean().describe("a mode (copy-mode...) covers the pane: this is under it"),
       image: z.object({
         width: z.number().int().describe("pixels"),

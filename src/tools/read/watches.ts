@@ -11,9 +11,11 @@ import { type PaneWatchEnd, TmuxError, WATCH_MAX_SECONDS, watchPane } from "../.
 import {
   type AnyToolSpec,
   defineTool,
+  jsonContents,
   paneIdOutput,
   paneSpecShape,
   type SessionPush,
+  templateValue,
   type ToolContext,
 } from "../define/mod.ts";
 
@@ -156,13 +158,7 @@ export function registerWatchResources(server: McpServer, context: ToolContext):
     description: "One watch_pane watch: watching, or ended and how.",
     mimeType: "application/json",
   }, (uri, variables) => {
-    const watch = watchesOf(push).get(decodeURIComponent(String(variables.watch_id)));
-    return {
-      contents: [{
-        uri: uri.href,
-        mimeType: "application/json",
-        text: JSON.stringify(watch ?? null, null, 2),
-      }],
-    };
+    const watch = watchesOf(push).get(templateValue(variables.watch_id));
+    return jsonContents(uri, watch ?? null);
   });
 }

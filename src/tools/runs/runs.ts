@@ -12,10 +12,12 @@ import {
   type AnyToolSpec,
   count,
   defineTool,
+  jsonContents,
   type SessionPush,
   size,
   socketNameSchema,
   socketOf,
+  templateValue,
   type ToolContext,
 } from "../define/mod.ts";
 import { digest } from "../../util/mod.ts";
@@ -112,12 +114,6 @@ export const RUN_LIST_TOOLS: AnyToolSpec[] = [
 /** The resource of every run, and the prefix of one run's. */
 const RUNS_URI = "tmux://runs";
 
-function json(uri: string, value: unknown) {
-  return {
-    contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value, null, 2) }],
-  };
-}
-
 /**
  * Registers the runs' resources on one session's server, and tells that session of their ends
  * as it asked (see push.ts), until it closes.
@@ -131,16 +127,16 @@ export function registerRunResources(server: McpServer, context: ToolContext): v
     mimeType: "application/json",
   }, async (uri) => {
     const runs = await context.tmux.listRuns(socket, context.owner);
-    return json(uri.href, await Promise.all(runs.map(shown)));
+    return jsonContents(uri, await Promise.all(runs.map(shown)));
   });
   server.registerResource("run", resourceTemplate(`${RUNS_URI}/{run_id}`), {
     title: "A run",
     description: "One run by its run_id, as list_runs shows it. Subscribe to be told as it ends.",
     mimeType: "application/json",
   }, async (uri, variables) => {
-    const id = decodeURIComponent(String(variables.run_id));
+    const id = templateValue(variables.run_id);
     const run = context.tmux.listedRun(id, context.owner);
-    return json(uri.href, run === undefined ? null : await shown(run));
+    return jsonContents(uri, run === undefined ? null : await shown(run));
   });
   const push = context.push;
   if (push === null) return;
