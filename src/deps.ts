@@ -66,7 +66,7 @@ export type JSONRPCMessage = SdkMessage;
 export type ServerNotification = SdkNotification;
 /** A channel MCP messages go through (stdio, HTTP, or one wrapping another). */
 export type Transport = SdkTransport;
-/** What validates elicitation answers (a person's grant, tools/grant_guard.ts). */
+/** What validates elicitation answers (a person's grant, tools/guards/grant_guard.ts). */
 export type JsonSchemaValidatorProvider = SdkValidatorProvider;
 /** What a tool's handler is given beside its arguments, as far as this server uses it. */
 export interface RequestHandlerExtra {

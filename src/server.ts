@@ -50,7 +50,7 @@ export function createToolContext(config: ServerConfig): ToolContext {
 /**
  * The SDK validates elicitation answers with a JSON Schema validator it builds (Ajv, about a
  * megabyte) for every server, one per session. This server's one question (a grant: an object of
- * string choices, tools/grant_guard.ts) needs only this: each property one of its `enum`.
+ * string choices, tools/guards/grant_guard.ts) needs only this: each property one of its `enum`.
  */
 const CHOICES_ONLY: JsonSchemaValidatorProvider = {
   getValidator<T>(schema: unknown) {

@@ -1,12 +1,6 @@
 import { assert, assertEquals } from "../deps.ts";
-import {
-  cutLine,
-  ExcerptBuilder,
-  excerptOf,
-  isNotText,
-  lineBytes,
-  notTextMarker,
-} from "../../src/tmux/read/text/excerpt.ts";
+import { ExcerptBuilder, excerptOf } from "../../src/tmux/read/text/excerpt.ts";
+import { cutLine, isNotText, lineBytes, notTextMarker } from "../../src/tmux/read/text/line_cut.ts";
 
 const numbers = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1));
 

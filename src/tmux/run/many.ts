@@ -8,7 +8,7 @@
 
 import type { PersonPolicy } from "../read/person.ts";
 import { TmuxError, type TmuxErrorCode } from "../errors.ts";
-import type { OutputBudget } from "../read/text/excerpt.ts";
+import type { OutputBudget } from "../read/text/mod.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
 import { hostName, socketKey } from "../transport/spawn/exec.ts";
 import { listPanes } from "../objects/objects.ts";

@@ -6,7 +6,7 @@
  */
 
 import { TmuxError } from "../errors.ts";
-import type { OutputBudget } from "../read/text/excerpt.ts";
+import type { OutputBudget } from "../read/text/mod.ts";
 import { mayCollect, parseRunId } from "./base/mod.ts";
 import type { Runner } from "./turn/mod.ts";
 import type { OutputLog, StoredRun } from "./output/mod.ts";

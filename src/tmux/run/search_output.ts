@@ -6,7 +6,7 @@
  * @module
  */
 
-import { cutLine, lineBytes, type OutputBudget } from "../read/text/excerpt.ts";
+import { cutLine, lineBytes, type OutputBudget } from "../read/text/mod.ts";
 import { MatchClock } from "../read/text/match_clock.ts";
 import { compilePatterns } from "../read/text/mod.ts";
 import { firstLine, keptRun } from "./read_output.ts";

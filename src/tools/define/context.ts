@@ -31,7 +31,7 @@ export interface ServerConfig {
   shareRuns: boolean;
   /** The tmux sessions calls may see and touch; null: all of them. */
   scope: Scope | null;
-  /** Calls act only on panes a person granted (see tools/grant_guard.ts). */
+  /** Calls act only on panes a person granted (see tools/guards/grant_guard.ts). */
   grantedPanes: boolean;
   /** Which tools are offered. */
   policy: ToolPolicy;

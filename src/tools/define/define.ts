@@ -29,8 +29,7 @@ import {
 import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
-import { checkCallScope } from "./scope_guard.ts";
-import { askPerson, checkGrants } from "./grant_guard.ts";
+import { askPerson, checkCallScope, checkGrants } from "../guards/mod.ts";
 import { confinementNote } from "./confinement.ts";
 import { deadline } from "../../util/mod.ts";
 import { auditCall, auditEvent } from "./audit.ts";

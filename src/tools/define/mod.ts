@@ -50,5 +50,4 @@ export {
   timeoutSchema,
   windowIdSchema,
 } from "./schemas.ts";
-export { checkCreatable, checkPanesInScope } from "./scope_guard.ts";
 export { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";

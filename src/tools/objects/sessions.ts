@@ -18,7 +18,6 @@ import {
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
-  checkCreatable,
   commandSchema,
   createdOutput,
   defineTool,
@@ -31,6 +30,7 @@ import {
   sizeSchema,
   socketNameSchema,
 } from "../define/mod.ts";
+import { checkCreatable } from "../guards/mod.ts";
 
 const sessionSchema = objectSchema(SESSION_FIELDS);
 const windowSchema = objectSchema(WINDOW_FIELDS);

@@ -17,7 +17,6 @@ import {
 import {
   type AnyToolSpec,
   budgetOf,
-  checkPanesInScope,
   clampTimeout,
   defineTool,
   ifPersonTypingSchema,
@@ -30,6 +29,7 @@ import {
   timeoutSchema,
   type ToolContext,
 } from "../define/mod.ts";
+import { checkPanesInScope } from "../guards/mod.ts";
 
 /** How one pane's run went. */
 const STATES = ["ok", "nonzero", "timed_out", "no_status", "not_started", "error"] as const;

@@ -6,16 +6,13 @@
  */
 
 export {
-  cutLine,
-  cutMarker,
   DEFAULT_BUDGET,
   type Excerpt,
   ExcerptBuilder,
   excerptOf,
-  lineBytes,
-  type LineEnds,
   type OutputBudget,
 } from "./excerpt.ts";
+export { cutLine, cutMarker, lineBytes, type LineEnds } from "./line_cut.ts";
 export { MatchClock } from "./match_clock.ts";
 export { splitCapture, unpadJoined } from "./output.ts";
 export { knownPrompt } from "./prompts.ts";

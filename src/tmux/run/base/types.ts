@@ -6,12 +6,7 @@
 
 import type { PersonPolicy } from "../../read/person.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
-import {
-  DEFAULT_BUDGET,
-  type Excerpt,
-  excerptOf,
-  type OutputBudget,
-} from "../../read/text/excerpt.ts";
+import { DEFAULT_BUDGET, type Excerpt, excerptOf, type OutputBudget } from "../../read/text/mod.ts";
 import { type PanePosition, parsePosition, POSITION_FIELDS } from "../../read/capture/position.ts";
 import { queryPane } from "../../objects/target.ts";
 

@@ -80,8 +80,8 @@ export function afterRun(runner: Runner, ended: EndedCall): void {
   const limit = deadline(SETTLE_MS);
   // Settled once the shell draws its prompt: a read of the pane then finds it (bounded: a
   // prompt of no bytes draws nothing).
-  const prompted = stream.settled.then(() =>
-    abortable(stream.prompted, AbortSignal.timeout(PROMPT_MS))
+  const prompted = stream.afterEnd.settled.then(() =>
+    abortable(stream.afterEnd.prompted, AbortSignal.timeout(PROMPT_MS))
   );
   const seen = Promise.race([prompted, tap.lost]);
   const settled: Promise<void> = abortable(seen, limit.signal).then(async () => {

@@ -6,7 +6,7 @@
 
 import { abortable } from "../../../util/mod.ts";
 import { TmuxError } from "../../errors.ts";
-import type { OutputBudget } from "../../read/text/excerpt.ts";
+import type { OutputBudget } from "../../read/text/mod.ts";
 import { waitChannel } from "../../transport/spawn/waiter.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import { queryPane } from "../../objects/target.ts";

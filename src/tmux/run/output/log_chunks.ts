@@ -1,9 +1,12 @@
 /**
  * The chunks an output log keeps its bytes in, and finding lines among them: where a line starts
- * and ends, the bytes between two offsets, where the last lines start. Pure.
+ * and ends, the bytes between two offsets, where the last lines start; a new chunk, or the
+ * first one grown.
  *
  * @module
  */
+
+import { CHUNK_BYTES, takeChunk } from "../../byte_chunks.ts";
 
 /** Some of a log's bytes, in order: chunks follow one another, but for a dropped middle. */
 export interface Chunk {
@@ -23,6 +26,37 @@ export interface Chunk {
 
 /** The newline byte. */
 export const NEWLINE = 0x0a;
+
+/** The first chunk's size: most outputs are small. */
+const FIRST_CHUNK = 1024;
+
+/**
+ * The last chunk grown (twice as large, at most a slab chunk) when it is the log's only one and
+ * the log is smaller than a slab chunk: small outputs grow one buffer instead of leaving small
+ * chunks behind. Null when it is not grown.
+ */
+export function grownChunk(chunks: readonly Chunk[], total: number): Chunk | null {
+  const last = chunks.at(-1);
+  if (
+    last === undefined || last.data.length >= CHUNK_BYTES || last.start !== 0 ||
+    total >= CHUNK_BYTES
+  ) {
+    return null;
+  }
+  const grown = new Uint8Array(Math.min(CHUNK_BYTES, last.data.length * 2));
+  grown.set(last.data.subarray(0, last.used));
+  last.data = grown;
+  return last;
+}
+
+/** A new, empty chunk starting at `at`: a small one for a log's first, else a slab chunk. */
+export function freshChunk(
+  first: boolean,
+  at: Pick<Chunk, "start" | "line" | "atLineStart">,
+): Chunk {
+  const data = first ? new Uint8Array(FIRST_CHUNK) : takeChunk();
+  return { ...at, data, used: 0, newlines: 0 };
+}
 
 /** Offset of the start of line `n`, or null when it is not kept. */
 export function lineStart(chunks: readonly Chunk[], n: number): number | null {

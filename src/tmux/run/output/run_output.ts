@@ -12,7 +12,7 @@ import {
   ExcerptBuilder,
   type LineEnds,
   type OutputBudget,
-} from "../../read/text/excerpt.ts";
+} from "../../read/text/mod.ts";
 import { LOG_LIMITS, type LogLimits, OutputLog } from "./output_log.ts";
 import type { LineSink } from "./terminal_text.ts";
 import type { MoreFrom } from "../base/mod.ts";

@@ -4,7 +4,9 @@
  * @module
  */
 
-export { RunStream, STREAM_END_MS, type TypingOptions } from "./stream.ts";
+export { RunStream, STREAM_END_MS } from "./stream.ts";
+export type { SettleWatch } from "./settle_watch.ts";
+export type { TypingOptions, Unread } from "./unread_watch.ts";
 export {
   channelEnd,
   parseTrailerValue,

@@ -8,10 +8,11 @@
  */
 
 import { abortable } from "../../../util/mod.ts";
-import type { Excerpt } from "../../read/text/excerpt.ts";
-import { typedToken } from "../../read/text/output.ts";
-import { EchoScan, LineReducer, type RunOutput, Utf8Check } from "../output/mod.ts";
+import type { Excerpt } from "../../read/text/mod.ts";
+import { LineReducer, type RunOutput, Utf8Check } from "../output/mod.ts";
 import type { LauncherRefusal } from "../line/mod.ts";
+import { type TypingOptions, type Unread, UnreadWatch } from "./unread_watch.ts";
+import { SettleWatch } from "./settle_watch.ts";
 import { type CallNames, endMarkerPrefix, parseRunEnd, type RunEnd } from "../base/mod.ts";
 
 const OSC7 = "\x1b]7;";
@@ -19,26 +20,6 @@ const ST = "\x1b\\";
 
 /** The longest status field an end marker carries ("k255"). */
 const STATUS_MAX = 4;
-
-/** Text looked through after the end marker for the function's last OSC 7 before giving up. */
-const SETTLE_SCAN_MAX = 8192;
-
-/** A line editor switches bracketed paste off as it accepts a line, on as it reads the next. */
-const BRACKET_OFF = "\x1b[?2004l";
-const BRACKET_ON = "\x1b[?2004h";
-
-/** Text kept from before the start marker, for the shell's answer to the typed line. */
-const BEFORE_MAX = 512;
-
-/** The shell read the typed line and did not run the function. */
-export interface Unread {
-  /** The shell said it has no such command: it lacks the run function. */
-  lacksFunction: boolean;
-  /** The launcher said why it would not run (see `launcherRefusals`); null otherwise. */
-  refused: string | null;
-  /** The launcher could not fetch its script by `$TMUX`: the socket's line may. */
-  fallback: boolean;
-}
 
 /**
  * How many characters at the end of `text` could be the start of `marker` (which begins with
@@ -57,16 +38,6 @@ function markerStart(text: string, marker: string): number {
 /** How long a run's stream may lag behind its end, once the run is known to have ended. */
 export const STREAM_END_MS = 2000;
 
-/** Options for {@linkcode RunStream.typing}. */
-export interface TypingOptions {
-  /**
-   * Whether the shell's line editor reads as the line is typed: false when it is known not to
-   * (the terminal canonical, the editor not started yet), so the terminal's own echo of the line
-   * is not taken for the editor's; null or absent when not known.
-   */
-  editorReads?: boolean | null;
-}
-
 /** Collects one run's output; feed it the pane's bytes with {@linkcode RunStream.push}. */
 export class RunStream {
   #decoder = new TextDecoder();
@@ -80,62 +51,26 @@ export class RunStream {
   #end: string;
   /** How it ended: undefined until then, null when the status field was not one. */
   #how: RunEnd | null | undefined = undefined;
-  #ended: Promise<void>;
   #markEnded!: () => void;
-  /** What came after the end marker, until the function's last OSC 7 is in it. */
-  #after = "";
-  #isSettled = false;
-  #settled: Promise<void>;
-  #markSettled!: () => void;
-  #prompted: Promise<void>;
-  #markPrompted!: () => void;
-  /** What the shell says when it has no run function (bash, dash and ksh, zsh). */
-  #missing: string[];
-  /** The last of the text before the start marker. */
-  #before = "";
-  /** Finds the typed line's echo; none until the line is known. */
-  #echo: EchoScan | null = null;
-  /** A line editor accepted a line since the typed line's echo. */
-  #accepted = false;
-  /** The token of the typed line, whose echo is looked for. */
-  #token = "";
-  /** Whether a line editor reads, by its last bracketed-paste switch seen (null: not known). */
-  #editorReads: boolean | null = null;
-  /** The last of the text a switch was looked for in (a switch may come in two pieces). */
-  #switchTail = "";
+  #ended: Promise<void> = new Promise((resolve) => this.#markEnded = resolve);
+  /**
+   * The shell after the end marker: `settled` once the run function has written its last bytes
+   * (the OSC 7 that puts the pane path back, after its tmux command has run), `prompted` once it
+   * wrote more (its prompt is being drawn: a read of the pane now finds it, not an empty row).
+   */
+  readonly afterEnd: SettleWatch = new SettleWatch();
+  /** The shell's answer to a line it did not run. */
+  #watch: UnreadWatch;
   #unread: Unread | null = null;
 
   /** `functionName`: the run function the typed line calls (null: it calls none). */
   constructor(names: CallNames, output: RunOutput, functionName: string | null) {
     this.#output = output;
-    this.#missing = functionName === null ? [] : [
-      `${functionName}: command not found`,
-      `${functionName}: not found`,
-      `command not found: ${functionName}`,
-    ];
+    this.#watch = new UnreadWatch(functionName);
     this.#reducer = new LineReducer(output);
     this.#channel = names.channel;
     this.#start = `${OSC7}${names.startMarker}${ST}`;
     this.#end = `${OSC7}${endMarkerPrefix(names)}`;
-    this.#ended = new Promise((resolve) => this.#markEnded = resolve);
-    this.#settled = new Promise((resolve) => this.#markSettled = resolve);
-    this.#prompted = new Promise((resolve) => this.#markPrompted = resolve);
-  }
-
-  /**
-   * Resolves once the shell wrote something after the run function's last bytes: its prompt is
-   * being drawn (a read of the pane now finds it, not an empty row).
-   */
-  get prompted(): Promise<void> {
-    return this.#prompted;
-  }
-
-  /**
-   * Resolves once the run function has written its last bytes (the OSC 7 that puts the pane path
-   * back, after its tmux command has run): the shell is about to draw its prompt.
-   */
-  get settled(): Promise<void> {
-    return this.#settled;
   }
 
   /** Whether the end marker came by: every byte of the output is in. */
@@ -187,16 +122,13 @@ export class RunStream {
    * before (the prompt that a C-c or an Enter typed just earlier brings) answers something else.
    */
   typing(line: string, options: TypingOptions = {}): void {
-    this.#token = typedToken(line, this.#channel);
-    this.#echo = new EchoScan(this.#token);
-    this.#editorReads = options.editorReads ?? null;
+    this.#watch.typing(line, this.#channel, options);
   }
 
   /** What the typed launcher line prints, instead of running, when it will not run. */
   expectRefusals(refusals: readonly LauncherRefusal[]): void {
-    this.#refusals = refusals;
+    this.#watch.expectRefusals(refusals);
   }
-  #refusals: readonly LauncherRefusal[] = [];
 
   /** The run's output (its log, and the excerpt a result shows). */
   get output(): RunOutput {
@@ -218,8 +150,8 @@ export class RunStream {
 
   #feed(bytes: Uint8Array): void {
     if (this.#phase === "after") {
-      if (!this.#isSettled) this.#settle(this.#decoder.decode(bytes, { stream: true }));
-      else this.#markPrompted();
+      if (!this.afterEnd.done) this.afterEnd.see(this.#decoder.decode(bytes, { stream: true }));
+      else this.afterEnd.wrote();
       return;
     }
     this.#utf8.push(bytes);
@@ -258,48 +190,12 @@ export class RunStream {
 
   /** Looks in what the shell wrote before any marker for its answer to a line it did not run. */
   #watchUnread(text: string): void {
-    const window = this.#before = (this.#before + text).slice(-BEFORE_MAX);
-    const lacksFunction = this.#missing.some((said) => window.includes(said));
-    const refusal = this.#refusals.find(({ said }) => window.includes(said));
-    const refused = refusal?.reason ?? null;
-    // A launched shell's editor may read again around the program it starts (nu was seen to),
-    // so only a called function's line is judged by it; a launcher's line unread is withdrawn
-    // at its timeout.
-    const readsAgain = this.#missing.length > 0 && this.#readsAgain(text);
-    if (!readsAgain && !lacksFunction && refused === null) return;
-    this.#unread = { lacksFunction, refused, fallback: refusal?.fallback === true };
+    const unread = this.#watch.see(text);
+    if (unread === null) return;
+    this.#unread = unread;
     this.#phase = "after";
-    this.#isSettled = true;
     this.#markEnded();
-    this.#markSettled();
-  }
-
-  /** Whether a line editor accepted a line after the typed line's echo, and reads again. */
-  #readsAgain(text: string): boolean {
-    if (this.#echo === null) return false;
-    while (!this.#echo.seen) {
-      const after = this.#echo.scan(text);
-      this.#followSwitches(after < 0 ? text : text.slice(0, after));
-      if (after < 0) return false;
-      text = text.slice(after);
-      // Echoed by the terminal (canonical, typed ahead of a line editor not reading yet): the
-      // editor shows the line again when it reads it, after any line typed before it.
-      if (this.#editorReads === false) this.#echo = new EchoScan(this.#token);
-    }
-    // The editor accepted a line (switched bracketed paste off) after the echo, and its latest
-    // switch says it reads again.
-    this.#accepted ||= (this.#switchTail + text).includes(BRACKET_OFF);
-    this.#followSwitches(text);
-    return this.#accepted && this.#editorReads === true;
-  }
-
-  /** Follows the line editor's bracketed-paste switches through `text`. */
-  #followSwitches(text: string): void {
-    const seen = this.#switchTail + text;
-    const on = seen.lastIndexOf(BRACKET_ON);
-    const off = seen.lastIndexOf(BRACKET_OFF);
-    if (on >= 0 || off >= 0) this.#editorReads = on > off;
-    this.#switchTail = seen.slice(-(BRACKET_ON.length - 1));
+    this.afterEnd.now();
   }
 
   /** Reads the status of an end marker at the start of `text`, or keeps it for more bytes. */
@@ -313,21 +209,7 @@ export class RunStream {
     this.#how = close < 0 ? null : parseRunEnd(field.slice(0, close));
     this.#phase = "after";
     this.#markEnded();
-    this.#settle(close < 0 ? "" : field.slice(close + ST.length));
-  }
-
-  /** Looks for the function's last OSC 7 in what followed the end marker. */
-  #settle(text: string): void {
-    this.#after += text;
-    const start = this.#after.indexOf(OSC7);
-    const end = start < 0 ? -1 : this.#after.indexOf(ST, start);
-    const done = end >= 0 || this.#after.length > SETTLE_SCAN_MAX;
-    if (!done) return;
-    // The prompt may have come in the same bytes.
-    if (end >= 0 && end + ST.length < this.#after.length) this.#markPrompted();
-    this.#isSettled = true;
-    this.#after = "";
-    this.#markSettled();
+    this.afterEnd.see(close < 0 ? "" : field.slice(close + ST.length));
   }
 
   /** Resolves once the end marker came by, or when `signal` aborts first. */
