@@ -23,6 +23,7 @@ import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/spawn/waiter.ts";
 import { hostName, lockKey } from "../transport/spawn/exec.ts";
 import { newNonce } from "../names.ts";
+import { linkedSignal } from "../../util/mod.ts";
 import { verbatimPasteFlags } from "../version.ts";
 import {
   deleteFetched,
@@ -66,10 +67,8 @@ export async function runCommand(runner: Runner, request: RunRequest): Promise<R
   if (runner.stop.signal.aborted) {
     throw new TmuxError("cancelled", "the server is shutting down");
   }
-  const signal = request.signal
-    ? AbortSignal.any([request.signal, runner.stop.signal])
-    : runner.stop.signal;
-  const call = runQueued(runner, { ...request, signal });
+  using linked = request.signal ? linkedSignal(request.signal, runner.stop.signal) : null;
+  const call = runQueued(runner, { ...request, signal: linked?.signal ?? runner.stop.signal });
   runner.inFlight.add(call);
   try {
     return await call;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { abortable } from "../../../util/mod.ts";
+import { abortable, linkedSignal } from "../../../util/mod.ts";
 import { TmuxError } from "../../errors.ts";
 import type { OutputBudget } from "../../read/text/mod.ts";
 import { waitChannel } from "../../transport/spawn/waiter.ts";
@@ -234,9 +234,8 @@ async function supersededResult(run: Collecting): Promise<RunResult> {
 async function waitWhileRunning(run: Collecting): Promise<RunResult | null> {
   const { runner, request, call, started } = run;
   const { socket, paneId, names } = call;
-  const signal = request.signal
-    ? AbortSignal.any([request.signal, runner.stop.signal])
-    : runner.stop.signal;
+  using linked = request.signal ? linkedSignal(request.signal, runner.stop.signal) : null;
+  const signal = linked?.signal ?? runner.stop.signal;
   const waiter = waitChannel(socket, names.channel);
   const progress = request.onProgress && await resumedProgress(
     { socket, paneId, stored: runner.store.get(request.runId), started },

@@ -166,9 +166,12 @@ export async function waitForEnd(
   using limit = deadline(options.started + request.timeout * 1000 - Date.now(), request.signal);
   const stopAsking = new AbortController();
   const asking = options.asks?.(AbortSignal.any([limit.signal, stopAsking.signal]));
-  const asked = asking?.then((look) => look === null ? never : "waiting_input" as const) ?? never;
+  // A look that finds no question says nothing: the race goes on without it. Never a promise
+  // shared by calls that never settles: each race would leave it a reaction holding its call.
+  const asked = asking?.then((look) => look === null ? silent() : "waiting_input" as const);
   try {
-    const outcome = await abortable(Promise.race([ended, gone, asked]), limit.signal);
+    const sides = asked === undefined ? [ended, gone] : [ended, gone, asked];
+    const outcome = await abortable(Promise.race(sides), limit.signal);
     if (outcome === ABORTED) return request.signal?.aborted ? "aborted" : "timeout";
     return outcome;
   } finally {
@@ -178,8 +181,10 @@ export async function waitForEnd(
   }
 }
 
-/** A promise that never settles: a race's side that has nothing to say. */
-const never: Promise<never> = new Promise(() => {});
+/** A promise that never settles, made for one race (gone with it): a side with nothing to say. */
+function silent(): Promise<never> {
+  return new Promise(() => {});
+}
 
 /** What a `tmux wait-for` child reports, as {@linkcode waitForEnd} takes it. */
 export async function channelEnd(
