@@ -166,8 +166,8 @@ export async function waitForEnd(
   using limit = deadline(options.started + request.timeout * 1000 - Date.now(), request.signal);
   const stopAsking = new AbortController();
   const asking = options.asks?.(AbortSignal.any([limit.signal, stopAsking.signal]));
-  // A look that finds no question says nothing: the race goes on without it. Never a promise
-  // shared by calls that never settles: each race would leave it a reaction holding its call.
+  // A look that finds no question says nothing: the race goes on without it. Its silence is the
+  // call's own promise: one shared by every call would keep each race's reaction, and the call.
   const asked = asking?.then((look) => look === null ? silent() : "waiting_input" as const);
   try {
     const sides = asked === undefined ? [ended, gone] : [ended, gone, asked];
