@@ -124,3 +124,57 @@ export async function revoke(socket: TmuxSocket, reach: GrantReach, id: string):
       : ["set-option", "-u", "-t", id, GRANT_OPTION],
   );
 }
+
+/** What a person's `grant` or `revoke` names, resolved exactly. */
+export interface GrantTarget {
+  /** A pane, or every pane of a session. */
+  reach: GrantReach;
+  /** The pane's or session's id. */
+  id: string;
+  /** How a person reads it: `pane %3 in session "work"`, `session "work" ($1)`. */
+  description: string;
+}
+
+/**
+ * Resolves what a person names for a grant: a pane id (`%3`), a session id (`$1`), or a session's
+ * name, matched exactly (tmux's own `-t NAME` would take a window of that name in another session,
+ * or a session whose name begins with it). No match is an error that lists the sessions there are.
+ */
+export async function resolveGrantTarget(socket: TmuxSocket, name: string): Promise<GrantTarget> {
+  const fields = ["session_id", "session_name"] as const;
+  if (/^%\d+$/.test(name)) {
+    const [pane] = parseRecords(
+      await runTmux(socket, ["display-message", "-p", "-t", name, formatOf(fields)]),
+      fields,
+    );
+    return {
+      reach: "pane",
+      id: name,
+      description: `pane ${name} in session ${JSON.stringify(pane.session_name)}`,
+    };
+  }
+  const sessions = parseRecords(
+    await runTmux(socket, ["list-sessions", "-F", formatOf(fields)]),
+    fields,
+  );
+  const found = sessions.filter((session) =>
+    /^\$\d+$/.test(name) ? session.session_id === name : session.session_name === name
+  );
+  if (found.length !== 1) {
+    const there = sessions.slice(0, 20).map((session) =>
+      `${JSON.stringify(session.session_name)} (${session.session_id})`
+    );
+    throw new TmuxError(
+      "not_found",
+      `no session is named exactly ${JSON.stringify(name)}; there are: ${
+        there.join(", ") || "none"
+      }${sessions.length > there.length ? ", ..." : ""}`,
+    );
+  }
+  const [session] = found;
+  return {
+    reach: "session",
+    id: session.session_id,
+    description: `session ${JSON.stringify(session.session_name)} (${session.session_id})`,
+  };
+}

@@ -67,7 +67,9 @@ export {
   grantCommand,
   type GrantedPane,
   type GrantReach,
+  type GrantTarget,
   panesGranted,
+  resolveGrantTarget,
   revoke,
 } from "./grants.ts";
 export {

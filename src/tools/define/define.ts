@@ -29,7 +29,14 @@ import {
 import { type ServerConfig, socketOf, type ToolContext } from "./context.ts";
 import type { Tier } from "./policy.ts";
 import { guarded } from "./errors.ts";
-import { askPerson, checkCallScope, checkGrants } from "../guards/mod.ts";
+import {
+  askPerson,
+  checkCallScope,
+  checkGrants,
+  checkPanesGranted,
+  checkPanesInScope,
+  type FannedPane,
+} from "../guards/mod.ts";
 import { confinementNote } from "./confinement.ts";
 import { deadline } from "../../util/mod.ts";
 import { auditCall, auditEvent } from "./audit.ts";
@@ -69,6 +76,11 @@ export interface ToolCall<T extends TargetKind> {
   extra: Extra;
   /** Adds an image to the result's content, after its text. */
   attachImage(png: Uint8Array): void;
+  /**
+   * Guards the panes a fan-out resolved (each on its own tmux server) as the call's own target
+   * was: in scope, and granted where the server acts only on granted panes.
+   */
+  guardPanes(panes: readonly FannedPane[]): Promise<void>;
 }
 
 /** Everything about one tool. */
@@ -364,6 +376,15 @@ export function registerSpec(server: McpServer, spec: AnyToolSpec, context: Tool
           context,
           extra,
           attachImage: (png) => images.push(png.toBase64()),
+          guardPanes: async (panes) => {
+            await checkPanesInScope(panes);
+            if (!context.config.grantedPanes) return;
+            await checkPanesGranted({
+              tool: spec.name,
+              ask: askPerson(server, extra),
+              audit: context.config.audit ? auditEvent : undefined,
+            }, panes);
+          },
         });
         const text = spec.text ? spec.text(value) : JSON.stringify(value);
         return {

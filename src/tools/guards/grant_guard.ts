@@ -86,7 +86,31 @@ export function askPerson(
 /** Panes whose grant was last seen, to log when it changes. */
 const seen = new BoundedMap<string, boolean>(4096);
 
-/** Throws `out_of_scope` unless every pane the call acts on is granted, or the person grants it. */
+/**
+ * The prompts open now, by socket and target: calls on the same pane (or session) wait for the one
+ * answer rather than stack a wall of dialogs a person might say yes to just to clear.
+ */
+const asking = new Map<string, Promise<GrantAnswer>>();
+
+/** How long a person's "no" holds before a call on the same target may ask again. */
+export const REFUSAL_HOLDS_MS = 60_000;
+
+/** When a person last said no, by socket and target. */
+const refused = new BoundedMap<string, number>(4096);
+
+/** A pane a fan-out names: on the call's tmux server, or a declared host's. */
+export interface FannedPane {
+  /** The tmux server of the pane. */
+  socket: TmuxSocket;
+  /** The pane's id. */
+  paneId: string;
+}
+
+/**
+ * Throws `out_of_scope` unless every pane the call acts on is granted, or the person grants it:
+ * its target and every pane, window, session or run it names. A fan-out's panes, each on its own
+ * server, are checked by {@linkcode checkPanesGranted} once the handler has resolved them.
+ */
 export async function checkGrants(call: GrantCall): Promise<void> {
   const { socket, args } = call;
   if (args.scope === "server" || args.global === true) {
@@ -102,25 +126,51 @@ export async function checkGrants(call: GrantCall): Promise<void> {
   }
   const run = typeof args.run_id === "string" ? parseRunId(args.run_id) : null;
   if (run !== null) targets.add(run.paneId);
-  // A fan-out's panes (a remote host's, `web1:%3`, are that host's to guard).
-  for (const pane of Array.isArray(args.pane_ids) ? args.pane_ids : []) {
-    if (typeof pane === "string" && pane.startsWith("%")) targets.add(pane);
+  for (const target of targets) await checkTarget(call, socket, target);
+}
+
+/** Throws `out_of_scope` unless every pane of a fan-out is granted, or the person grants it. */
+export async function checkPanesGranted(
+  call: Omit<GrantCall, "socket" | "target" | "args">,
+  panes: readonly FannedPane[],
+): Promise<void> {
+  for (const pane of panes) await checkTarget(call, pane.socket, pane.paneId);
+}
+
+/** One target's panes granted, or granted now by the person, else `out_of_scope`. */
+async function checkTarget(
+  call: Omit<GrantCall, "socket" | "target" | "args">,
+  socket: TmuxSocket,
+  target: string,
+): Promise<void> {
+  const panes = await panesGranted(socket, target);
+  for (const pane of panes) noteSeen(call, socket, pane);
+  const missing = panes.filter((pane) => !pane.granted);
+  if (missing.length === 0) return;
+  const key = lockKey(socket, target);
+  const said = refused.get(key);
+  if (said !== undefined && Date.now() - said < REFUSAL_HOLDS_MS) {
+    throw notGranted(target, missing, { said, asked: false });
   }
-  for (const target of targets) {
-    const panes = await panesGranted(socket, target);
-    for (const pane of panes) noteSeen(call, pane);
-    const missing = panes.filter((pane) => !pane.granted);
-    if (missing.length === 0) continue;
-    const answer = await askFor(call, target, missing);
-    if (answer === null) throw notGranted(target, missing, call.ask !== undefined);
-    await grant(socket, answer, answer === "pane" ? missing[0].paneId : missing[0].sessionId);
-    call.audit?.({ event: "grant", by: "prompt", reach: answer, target, tool: call.tool });
+  let answer = asking.get(key);
+  if (answer === undefined) {
+    answer = askFor(call, socket, { target, missing }).finally(() => asking.delete(key));
+    asking.set(key, answer);
+  }
+  const reach = await answer;
+  if (reach === null) {
+    if (call.ask === undefined) throw notGranted(target, missing, { said: null, asked: false });
+    throw notGranted(target, missing, { said: refused.get(key) ?? Date.now(), asked: true });
   }
 }
 
 /** Logs a pane's grant when it differs from what was last seen (a binding's, the CLI's). */
-function noteSeen(call: GrantCall, pane: GrantedPane): void {
-  const key = lockKey(call.socket, pane.paneId);
+function noteSeen(
+  call: Pick<GrantCall, "audit">,
+  socket: TmuxSocket,
+  pane: GrantedPane,
+): void {
+  const key = lockKey(socket, pane.paneId);
   const before = seen.get(key);
   seen.set(key, pane.granted);
   if (before !== undefined && before !== pane.granted) {
@@ -128,12 +178,16 @@ function noteSeen(call: GrantCall, pane: GrantedPane): void {
   }
 }
 
-/** The person's answer for the panes of `target` not granted; null when they cannot be asked. */
+/**
+ * Asks the person for the panes of `target` not granted, and grants what they said yes to; null
+ * when they said no (remembered, see {@linkcode REFUSAL_HOLDS_MS}) or cannot be asked.
+ */
 async function askFor(
-  call: GrantCall,
-  target: string,
-  missing: GrantedPane[],
+  call: Omit<GrantCall, "socket" | "target" | "args">,
+  socket: TmuxSocket,
+  asked: { target: string; missing: GrantedPane[] },
 ): Promise<GrantAnswer> {
+  const { target, missing } = asked;
   if (call.ask === undefined) return null;
   const reaches: GrantReach[] = target.startsWith("%") ? ["pane", "session"] : ["session"];
   const what = missing.length === 1
@@ -143,16 +197,35 @@ async function askFor(
     `The agent asks to use ${what} (${call.tool}). It may run programs and type there.`,
     reaches,
   );
-  if (answer === null) call.audit?.({ event: "grant_refused", target, tool: call.tool });
+  if (answer === null) {
+    refused.set(lockKey(socket, target), Date.now());
+    call.audit?.({ event: "grant_refused", target, tool: call.tool });
+    return null;
+  }
+  await grant(socket, answer, answer === "pane" ? missing[0].paneId : missing[0].sessionId);
+  call.audit?.({ event: "grant", by: "prompt", reach: answer, target, tool: call.tool });
   return answer;
 }
 
-function notGranted(target: string, missing: GrantedPane[], asked: boolean): TmuxError {
+function notGranted(
+  target: string,
+  missing: GrantedPane[],
+  answer: { said: number | null; asked: boolean },
+): TmuxError {
+  const { said } = answer;
+  const holds = said === null ? 0 : Math.ceil((said + REFUSAL_HOLDS_MS - Date.now()) / 1000);
+  const no = said === null
+    ? ""
+    : answer.asked
+    ? `: the person said no (not asked again for ${holds} s)`
+    : `: the person said no ${
+      Math.round((Date.now() - said) / 1000)
+    } s ago, and is not asked again for ${holds} s`;
   return new TmuxError(
     "out_of_scope",
     `${missing[0].description}${missing.length > 1 ? ` and ${missing.length - 1} more` : ""} ` +
       `${missing.length > 1 ? "are" : "is"} not granted to the agent (--granted-panes)` +
-      (asked ? ": the person said no" : "") + `; nothing was done to ${target}. A person ` +
+      no + `; nothing was done to ${target}. A person ` +
       "grants a pane with the key binding in the README, `tmux-mcp grant <pane>`, or a yes to " +
       "the client's prompt; reading tools work everywhere",
   );

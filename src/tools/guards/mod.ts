@@ -11,4 +11,12 @@ export {
   checkPanesInScope,
   type ScopedCall,
 } from "./scope_guard.ts";
-export { askPerson, checkGrants, type GrantAnswer, type GrantCall } from "./grant_guard.ts";
+export {
+  askPerson,
+  checkGrants,
+  checkPanesGranted,
+  type FannedPane,
+  type GrantAnswer,
+  type GrantCall,
+  REFUSAL_HOLDS_MS,
+} from "./grant_guard.ts";

@@ -29,7 +29,6 @@ import {
   timeoutSchema,
   type ToolContext,
 } from "../define/mod.ts";
-import { checkPanesInScope } from "../guards/mod.ts";
 
 /** How one pane's run went. */
 const STATES = ["ok", "nonzero", "timed_out", "no_status", "not_started", "error"] as const;
@@ -271,7 +270,7 @@ export const RUN_MANY_TOOLS: AnyToolSpec[] = [
         windowId: args.window_id ?? null,
         sessionId: args.session_id ?? null,
       };
-      await checkPanesInScope(panes.targets);
+      await call.guardPanes(panes.targets);
       const outcomes = await context.tmux.runMany({
         socket: call.socket,
         panes,
