@@ -17,6 +17,7 @@ import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
 import { fanOutFlood, rssMB } from "./bench_fanout_flood.ts";
 import { craftedOutput } from "./bench_crafted.ts";
+import { quietWatches } from "./bench_watches.ts";
 import { countingProgram, median, time } from "./stats.ts";
 import { parseGrid, renderScreen } from "../src/screen/mod.ts";
 
@@ -479,6 +480,11 @@ try {
   await conn.close();
   await floods(tmuxServer);
   craftedOutput(report, { megabytes: values.quick ? 0.2 : 1 });
+  // 16 watches on a quiet pane (issue 51): what they cost while nothing happens.
+  await quietWatches(tmuxServer, report, {
+    program: SHIPPED,
+    measureMs: values.quick ? 10_000 : 30_000,
+  });
   // 16 panes printing 20 MB each at once (4 in --quick), on a fresh server.
   await fanOutFlood(tmuxServer, report, {
     program: SHIPPED,

@@ -114,6 +114,14 @@ function parseIdle(text: string): number {
   return value;
 }
 
+function parseRecordMax(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > 65_536) {
+    throw new Error(`--record-max-mb must be a whole number from 1 to 65536 (got ${text})`);
+  }
+  return value * 1024 * 1024;
+}
+
 function parseSeconds(text: string): number {
   const value = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || value < 1 || value > 600) {
@@ -167,6 +175,7 @@ export function configFromFlags(flags: Flags): StartConfig {
     activityTitle: !flags.noActivityTitle,
     channelEvents: flags.channelEvents,
     recordDir: flags.recordDir === undefined ? null : recordDirFrom(flags.recordDir),
+    recordMaxBytes: parseRecordMax(flags.recordMaxMb ?? "256"),
     anySocket: flags.anySocket,
     tmuxTmpdir: flags.tmuxTmpdir ?? permittedEnv("TMUX_MCP_TMUX_TMPDIR") ?? null,
     remotes: remotesFrom(flags),

@@ -58,6 +58,8 @@ export interface Flags {
   noActivityTitle: boolean;
   /** `--record-dir`: panes runs type into are recorded as asciicast files there. */
   recordDir: string | undefined;
+  /** `--record-max-mb`: what the recordings hold together. */
+  recordMaxMb: string | undefined;
   /** `--channel-events`: a run's end is pushed as a Claude Code channel event to every client. */
   channelEvents: boolean;
   /** `--keep-history`: typed lines stay in shell history by default. */
@@ -138,6 +140,8 @@ Usage: tmux-mcp [options]
                              '[agent] COMMAND' while it runs, then the title before comes back)
   --record-dir DIR           record the panes runs type into as asciicast v2 files in DIR (one a
                              pane and session; needs --allow-write=DIR), named in run results
+  --record-max-mb N          what this server's recordings hold together, in MiB (default 256;
+                             past it they are cut, and no new one is made)
   --channel-events           push a run's end that no result told as a Claude Code channel event
                              (claude/channel) to every client, not only those that declare it
   --keep-history             run_command's suppress_history defaults to false
@@ -200,6 +204,7 @@ export function parseFlags(args: readonly string[]): Flags {
       "no-control": { type: "boolean" },
       "no-activity-title": { type: "boolean" },
       "record-dir": { type: "string" },
+      "record-max-mb": { type: "string" },
       "channel-events": { type: "boolean" },
       "keep-history": { type: "boolean" },
       "share-runs": { type: "boolean" },
@@ -240,6 +245,7 @@ export function parseFlags(args: readonly string[]): Flags {
     noControl: values["no-control"] ?? false,
     noActivityTitle: values["no-activity-title"] ?? false,
     recordDir: values["record-dir"],
+    recordMaxMb: values["record-max-mb"],
     channelEvents: values["channel-events"] ?? false,
     keepHistory: values["keep-history"] ?? false,
     shareRuns: values["share-runs"] ?? false,

@@ -39,6 +39,7 @@ export function createToolContext(config: ServerConfig): ToolContext {
       scope: config.scope,
       showActivity: config.activityTitle,
       recordDir: config.recordDir,
+      recordMaxBytes: config.recordMaxBytes,
     }),
     offered: offeredTools(config.policy),
     available: availableToolsets(config.policy),

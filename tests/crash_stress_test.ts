@@ -150,3 +150,50 @@ Deno.test("the user's own respawn-pane of a pane printing after a run_command, n
     }
   });
 });
+
+/**
+ * Rounds of a person's respawn-pane -k of a pane printing as fast as it can, with no call in
+ * flight: before 3.8 tmux crashes when a control client has output of the pane queued, which a
+ * pane followed between calls always has. Before the change, the first round crashed 3.3a.
+ */
+const RESPAWN_ROUNDS = Math.min(ROUNDS, 4);
+
+/** The person starts a flood in the pane, lets it print, and respawns the pane by hand. */
+async function respawnFlooding(tmux: TestTmux, pane: string, what: string): Promise<void> {
+  await tmux.run("send-keys", "-t", pane, "yes respawn-flood", "Enter");
+  await new Promise((r) => setTimeout(r, 500));
+  await tmux.run("respawn-pane", "-k", "-t", pane, SHELL).catch(() => {});
+  await alive(tmux, what);
+  await waitForPrompt(tmux.socketName, pane);
+}
+
+Deno.test("the user's own respawn-pane of a printing pane after a watch_pane call returned", async () => {
+  const options = { extraArgs: [...OPTIONS.extraArgs, "--toolsets", "all"] };
+  await withServer("stdio", options, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    for (let round = 1; round <= RESPAWN_ROUNDS; round++) {
+      // The watch goes on after its call, for a pattern and for the program's end.
+      await call(conn, "watch_pane", { pane_id: pane, pattern: "never printed", seconds: 60 });
+      await call(conn, "watch_pane", { pane_id: pane, program_end: true, seconds: 60 });
+      await respawnFlooding(tmux, pane, `round ${round}`);
+    }
+  });
+});
+
+Deno.test("the user's own respawn-pane of a printing pane after a run_command timed out", async () => {
+  await withServer("stdio", OPTIONS, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    for (let round = 1; round <= RESPAWN_ROUNDS; round++) {
+      const out = await call(conn, "run_command", {
+        pane_id: pane,
+        command: "yes timed-out-flood",
+        timeout: 0.5,
+      });
+      assert(out.timed_out === true, JSON.stringify(out));
+      await new Promise((r) => setTimeout(r, 500));
+      await tmux.run("respawn-pane", "-k", "-t", pane, SHELL).catch(() => {});
+      await alive(tmux, `round ${round}`);
+      await waitForPrompt(tmux.socketName, pane);
+    }
+  });
+});

@@ -160,3 +160,44 @@ Deno.test("--record-dir without the permission to write there stops the server a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("recordings hold no more than --record-max-mb together: cut, said, and no new one made", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tmux-mcp-rec-" });
+  const tmux = await startTmux();
+  try {
+    const conn = await startServer("stdio", {
+      socketName: tmux.socketName,
+      permissions: ["--allow-run=tmux", `--allow-write=${dir}`],
+      extraArgs: ["--record-dir", dir, "--record-max-mb", "1"],
+    });
+    try {
+      const run = async (pane: string, command: string) =>
+        (await conn.client.callTool({
+          name: "run_command",
+          arguments: { pane_id: pane, command, timeout: 30 },
+        }) as CallToolResult).structuredContent as Json;
+      // Two megabytes of output in the first pane: its recording is cut at the total.
+      const first = await run(tmux.paneId, "head -c 2000000 /dev/zero | tr '\\0' x | fold -w 100");
+      assertEquals(first.exit_status, 0);
+      const cast = await Deno.readTextFile(first.recording as string);
+      assert(cast.length <= 1024 * 1024 + 512, `${cast.length} bytes`);
+      const last = JSON.parse(cast.trimEnd().split("\n").at(-1)!);
+      assertEquals(last.slice(1), [
+        "m",
+        "recording cut: this server's recordings reached their total (1 MiB, --record-max-mb)",
+      ]);
+      // A run in another pane makes no new recording, and the server says why once.
+      const other = await run(await tmux.newPane(), "echo after");
+      assertEquals([other.exit_status, other.recording], [0, undefined]);
+      await run(tmux.paneId, "echo again");
+      const said = conn.stderr().split("\n").filter((line) => line.includes("--record-max-mb"));
+      assertEquals(said.length, 1, conn.stderr());
+      assertEquals([...Deno.readDirSync(dir)].length, 1);
+    } finally {
+      await conn.close();
+    }
+  } finally {
+    await tmux.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -63,3 +63,36 @@ for (const kind of ["stdio", "http"] as TransportKind[]) {
     });
   });
 }
+
+Deno.test("screenshot_pane: a screen too large to draw answers in words, and says why", async () => {
+  const extraArgs = ["--toolsets", "all", "--safety", "destructive"];
+  await withServer("stdio", { extraArgs }, async (conn, tmux) => {
+    const pane = tmux.paneId;
+    const call = async (name: string, args: Json) =>
+      await conn.client.callTool({ name, arguments: args }) as CallToolResult;
+    const window = (await tmux.run("display-message", "-p", "-t", pane, "#{window_id}")).trim();
+    // Sizes past what a person's screen has are refused.
+    const huge = await call("resize_window", { window_id: window, width: 10000, height: 10000 });
+    assert(huge.isError, textOf(huge));
+    const large = await call("resize_window", { window_id: window, width: 1000, height: 500 });
+    assert(!large.isError, textOf(large));
+    // Every row written, in colours.
+    await tmux.run(
+      "send-keys",
+      "-t",
+      pane,
+      "clear; for i in $(seq 600); do printf '\\033[3%dm%0999d\\n' $((i % 8)) $i; done",
+      "Enter",
+    );
+    await until("the screen is full", async () => {
+      return (await tmux.run("capture-pane", "-p", "-t", pane)).includes("0600\n");
+    });
+    const shot = await call("screenshot_pane", { pane_id: pane });
+    assert(!shot.isError, textOf(shot));
+    const out = shot.structuredContent as Json;
+    assertEquals([out.width, out.height, out.image], [1000, 500, null]);
+    assert(/1000x500 cells, 64\.0 Mpx drawn, over the 4\.2 Mpx/.test(String(out.image_omitted)));
+    assertEquals(shot.content.map((block) => block.type), ["text"]);
+    assert(textOf(shot).includes("no image: the screen is 1000x500 cells"), textOf(shot));
+  });
+});

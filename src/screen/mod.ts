@@ -17,5 +17,5 @@ export {
   parseGrid,
   type Style,
 } from "./grid.ts";
-export { renderScreen, type ScreenImage } from "./render.ts";
+export { IMAGE_MAX_PIXELS, imagePixels, renderScreen, type ScreenImage } from "./render.ts";
 export { gridRows, type StyledSpan, styledSpans, styleWords } from "./spans.ts";

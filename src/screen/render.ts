@@ -87,8 +87,25 @@ function drawCell(
   }
 }
 
-/** Draws a screen as a PNG image, 8×16 pixels a cell. */
+/**
+ * The most pixels an image may have (2048×2048): its drawing holds the server's one thread and
+ * its memory grows with it (a 1000×500-cell screen is 64 million pixels: seconds, and gigabytes).
+ */
+export const IMAGE_MAX_PIXELS = 2048 * 2048;
+
+/** The pixels a screen's image has, 8×16 a cell. */
+export function imagePixels(grid: Pick<Grid, "width" | "height">): number {
+  return grid.width * CELL_WIDTH * grid.height * GLYPH_HEIGHT;
+}
+
+/**
+ * Draws a screen as a PNG image, 8×16 pixels a cell; a screen over {@linkcode IMAGE_MAX_PIXELS}
+ * is refused (a RangeError).
+ */
 export async function renderScreen(grid: Grid): Promise<ScreenImage> {
+  if (imagePixels(grid) > IMAGE_MAX_PIXELS) {
+    throw new RangeError(`a ${grid.width}×${grid.height} screen is too large to draw`);
+  }
   const codes = new Set<number>();
   for (const row of grid.rows) {
     for (const cell of row) if (cell.width > 0) codes.add(cell.char.codePointAt(0)!);

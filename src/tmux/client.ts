@@ -21,7 +21,7 @@ import { LOCAL_HOST, type RemoteHost } from "./transport/remote/remote_spec.ts";
 import type { Scope } from "./objects/scope.ts";
 import type { SshOptions } from "./transport/remote/ssh.ts";
 import { TmuxError } from "./errors.ts";
-import { Recordings } from "./record/mod.ts";
+import { Recordings, RECORDINGS_MAX_BYTES } from "./record/mod.ts";
 import { createRemoteHosts } from "./transport/remote/remote_hosts.ts";
 import {
   createTypedCursors,
@@ -82,6 +82,8 @@ export interface TmuxClientOptions {
   showActivity?: boolean;
   /** Record the panes runs type into, as asciicast files in this directory (default: none). */
   recordDir?: string | null;
+  /** What the recordings hold together, in bytes (default 256 MiB). */
+  recordMaxBytes?: number;
 }
 
 /** What a process keeps open towards tmux servers. */
@@ -104,7 +106,7 @@ export interface TmuxClient {
   /** Ends the recordings of one MCP session's runs (null: shared runs'). */
   endRecordings(owner: string | null): Promise<void>;
   /** A page of a kept run's output (read_command_output). */
-  readRunOutput(request: ReadRequest): RunPage;
+  readRunOutput(request: ReadRequest): Promise<RunPage>;
   /** The lines of a kept run's output that match a pattern (read_command_output's pattern). */
   searchRunOutput(request: SearchOutputRequest): Promise<OutputMatches>;
   /**
@@ -144,7 +146,12 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     ? createControlPool(gates)
     : null;
   const watchers: WatcherPool | null = attach ? createWatcherPool(gates) : null;
-  const recordings = options.recordDir ? new Recordings(options.recordDir) : null;
+  const recordings = options.recordDir
+    ? new Recordings(options.recordDir, {
+      maxBytes: options.recordMaxBytes ?? RECORDINGS_MAX_BYTES,
+      onSpent: (message) => console.error(`tmux-mcp: ${message}`),
+    })
+    : null;
   const runner = createRunner(recordings);
   const typedCursors = createTypedCursors();
   const unfinished = createUnfinishedAnswers();

@@ -30,6 +30,7 @@ Deno.test("defaults: stdio, no socket, 30 s ceiling", () => {
       activityTitle: true,
       channelEvents: false,
       recordDir: null,
+      recordMaxBytes: 256 * 1024 * 1024,
       anySocket: false,
       tmuxTmpdir: null,
       remotes: [],

@@ -4,5 +4,11 @@
  * @module
  */
 
-export { CAST_MAX_BYTES, CastFile, type CastHeader } from "./cast_file.ts";
-export { type RecordedRun, Recordings, type RunRecording } from "./recordings.ts";
+export { CAST_MAX_BYTES, CastBudget, CastFile, type CastHeader } from "./cast_file.ts";
+export {
+  type RecordedRun,
+  Recordings,
+  RECORDINGS_MAX_BYTES,
+  type RecordingsOptions,
+  type RunRecording,
+} from "./recordings.ts";

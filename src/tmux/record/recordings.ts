@@ -16,7 +16,7 @@
 import { styledRows } from "../read/capture/styled_screen.ts";
 import { socketKey } from "../transport/spawn/mod.ts";
 import type { TmuxSocket } from "../transport/socket.ts";
-import { CastFile } from "./cast_file.ts";
+import { CastBudget, CastFile } from "./cast_file.ts";
 import { digest } from "../../util/mod.ts";
 
 /** What {@linkcode Recordings.start} needs. */
@@ -72,24 +72,47 @@ async function screenNow(
   };
 }
 
+/** Options for {@linkcode Recordings}. */
+export interface RecordingsOptions {
+  /** What all the server's recordings may hold together, in bytes. */
+  maxBytes: number;
+  /** Told once, when that bound is reached (the server's log). */
+  onSpent?: (message: string) => void;
+}
+
+/** The default of `--record-max-mb`: what a server's recordings hold together. */
+export const RECORDINGS_MAX_BYTES = 256 * 1024 * 1024;
+
 /** The recordings of one server process. */
 export class Recordings {
   #dir: string;
   #panes = new Map<string, Promise<PaneRecording | null>>();
   /** Recordings being ended. */
   #ending = new Set<Promise<void>>();
+  #budget: CastBudget;
+  #onSpent: ((message: string) => void) | undefined;
 
-  /** Recordings written into `dir`. */
-  constructor(dir: string) {
+  /** Recordings written into `dir`, within `options.maxBytes` together. */
+  constructor(dir: string, options: RecordingsOptions) {
     this.#dir = dir.replace(/\/+$/, "");
+    this.#budget = new CastBudget(options.maxBytes);
+    this.#onSpent = options.onSpent;
   }
 
   /**
    * A run's part of its pane's recording (the file made at the session's first run there): the
    * screen as it is now and the run's marker, written at once; null when none can be had (the
-   * pane gone, the file not made, too many).
+   * pane gone, the file not made, too many, the recordings' total reached).
    */
   async start(run: RecordedRun): Promise<RunRecording | null> {
+    if (this.#budget.spent) {
+      this.#onSpent?.(
+        `recordings reached their total of ${this.#budget.max / 1024 / 1024} MiB ` +
+          "(--record-max-mb): no more are written by this server",
+      );
+      this.#onSpent = undefined;
+      return null;
+    }
     const key = `${socketKey(run.socket)} ${run.paneId} ${run.owner ?? ""}`;
     const screen = await screenNow(run.socket, run.paneId).catch(() => null);
     if (screen === null) return null;
@@ -129,7 +152,7 @@ export class Recordings {
         width: screen.width,
         height: screen.height,
         title: `tmux-mcp: pane ${run.paneId}`,
-      });
+      }, this.#budget);
       return {
         path,
         cast,

@@ -10,6 +10,7 @@ import type { OutputBudget } from "../read/text/mod.ts";
 import { mayCollect, parseRunId } from "./base/mod.ts";
 import type { Runner } from "./turn/mod.ts";
 import type { OutputLog, StoredRun } from "./output/mod.ts";
+import { catchUp } from "./output/mod.ts";
 
 /** One read_command_output request. */
 export interface ReadRequest {
@@ -73,9 +74,13 @@ export function firstLine(log: OutputLog, fromLine: number): number {
   return fromLine < 0 ? Math.max(1, log.lines + 1 + fromLine) : Math.max(1, fromLine);
 }
 
-/** A page of a kept run's output; not_found when the run's output is not kept. */
-export function readRunOutput(runner: Runner, request: ReadRequest): RunPage {
+/**
+ * A page of a kept run's output (a timed-out one's read from the screen up to now first);
+ * not_found when the run's output is not kept.
+ */
+export async function readRunOutput(runner: Runner, request: ReadRequest): Promise<RunPage> {
   const stored = keptRun(runner, request);
+  await catchUp(stored);
   const { log } = stored;
   const from = firstLine(log, request.fromLine);
   const page = log.read(from, request.budget);

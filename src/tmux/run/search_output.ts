@@ -6,6 +6,7 @@
  * @module
  */
 
+import { catchUp } from "./output/mod.ts";
 import { cutLine, lineBytes, type OutputBudget } from "../read/text/mod.ts";
 import { MatchClock } from "../read/text/match_clock.ts";
 import { compilePatterns } from "../read/text/mod.ts";
@@ -119,6 +120,7 @@ export async function searchRunOutput(
 ): Promise<OutputMatches> {
   const stored = keptRun(runner, request);
   const [test] = await compilePatterns([request.pattern], request);
+  await catchUp(stored);
   const { log } = stored;
   const { budget, context } = request;
   const found: OutputMatches = {

@@ -50,6 +50,8 @@ export interface ServerConfig {
   channelEvents: boolean;
   /** Where the panes runs type into are recorded (asciicast files); null: not recorded. */
   recordDir: string | null;
+  /** What the recordings hold together, in bytes (`--record-max-mb`). */
+  recordMaxBytes: number;
   /** Calls may name another tmux server (`socket_name`); else every call uses `socketName`. */
   anySocket: boolean;
   /** The directory tmux keeps its sockets under (`TMUX_TMPDIR`); null: tmux's own choice. */

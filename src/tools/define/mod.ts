@@ -29,6 +29,7 @@ export { jsonContents, templateValue } from "./resource.ts";
 export { leanRunResult, RUN_DEFAULTS, withoutDefaults } from "./run_defaults.ts";
 export {
   caseSensitiveSchema,
+  columnsSchema,
   commandSchema,
   createdOutput,
   directorySchema,
@@ -42,10 +43,10 @@ export {
   paneIdOutput,
   paneIdSchema,
   paneSpecShape,
+  rowsSchema,
   screenOutput,
   sessionIdSchema,
   sessionSpecShape,
-  sizeSchema,
   socketNameSchema,
   timeoutSchema,
   windowIdSchema,

@@ -139,8 +139,16 @@ export const ifPersonTypingSchema: ZodTypeOf<PersonPolicy, PersonPolicy | undefi
     "wait for a pause within the timeout, or type anyway",
 );
 
-/** A size in cells. */
-export const sizeSchema: ZodNumber = z.number().int().min(1).max(10000);
+/** The widest window or pane made or resized: a 4K screen in a small font is about 640 columns. */
+export const COLUMNS_MAX = 1000;
+/** The tallest: the same screen is about 200 rows. */
+export const ROWS_MAX = 500;
+
+/** A width in cells. */
+export const columnsSchema: ZodNumber = z.number().int().min(1).max(COLUMNS_MAX);
+
+/** A height in cells. */
+export const rowsSchema: ZodNumber = z.number().int().min(1).max(ROWS_MAX);
 
 /** Output of the kill tools. */
 export const killedOutput = { killed: z.string().describe("the id of what was killed") };

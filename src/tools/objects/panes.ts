@@ -21,6 +21,7 @@ import {
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
+  columnsSchema,
   commandSchema,
   createdOutput,
   defineTool,
@@ -31,8 +32,8 @@ import {
   paneIdOutput,
   paneIdSchema,
   paneSpecShape,
+  rowsSchema,
   sessionSpecShape,
-  sizeSchema,
   socketNameSchema,
 } from "../define/mod.ts";
 
@@ -90,7 +91,7 @@ export const PANE_TOOLS: AnyToolSpec[] = [
       direction: z.enum(["right", "left", "down", "up"]).default("down").describe(
         "where the new pane goes",
       ),
-      size: z.union([sizeSchema, z.string().regex(/^\d{1,2}%$/)]).nullable().optional()
+      size: z.union([columnsSchema, z.string().regex(/^\d{1,2}%$/)]).nullable().optional()
         .describe("cells, or like '30%' (default: half)"),
       start_directory: directorySchema,
       command: commandSchema,
@@ -130,8 +131,8 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     description: "Sets a pane's width and/or height in cells, or toggles zoom.",
     input: {
       ...paneShape,
-      width: sizeSchema.nullable().optional().describe("columns"),
-      height: sizeSchema.nullable().optional().describe("rows"),
+      width: columnsSchema.nullable().optional().describe("columns"),
+      height: rowsSchema.nullable().optional().describe("rows"),
       zoom: z.boolean().default(false).describe("toggle zoom instead of resizing"),
     },
     output: {

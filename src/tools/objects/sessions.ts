@@ -18,6 +18,7 @@ import {
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
+  columnsSchema,
   commandSchema,
   createdOutput,
   defineTool,
@@ -25,9 +26,9 @@ import {
   killedOutput,
   nameSchema,
   objectSchema,
+  rowsSchema,
   sessionIdSchema,
   sessionSpecShape,
-  sizeSchema,
   socketNameSchema,
 } from "../define/mod.ts";
 import { checkCreatable } from "../guards/mod.ts";
@@ -95,8 +96,8 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
       "run_command takes its pane_id.",
     input: {
       name: nameSchema,
-      width: sizeSchema.nullable().optional().describe("columns (default 80)"),
-      height: sizeSchema.nullable().optional().describe("rows (default 24)"),
+      width: columnsSchema.nullable().optional().describe("columns (default 80)"),
+      height: rowsSchema.nullable().optional().describe("rows (default 24)"),
       start_directory: directorySchema,
       window_name: nameSchema.nullable().optional().describe(
         "the first window's name",

@@ -21,6 +21,7 @@ import {
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
+  columnsSchema,
   commandSchema,
   createdOutput,
   defineTool,
@@ -29,8 +30,8 @@ import {
   nameSchema,
   objectSchema,
   okOutput,
+  rowsSchema,
   sessionSpecShape,
-  sizeSchema,
   socketNameSchema,
   windowIdSchema,
 } from "../define/mod.ts";
@@ -150,8 +151,8 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     description: "Sets a window's size in cells (the window-size option becomes manual for it).",
     input: {
       ...windowShape,
-      width: sizeSchema.describe("columns"),
-      height: sizeSchema.describe("rows"),
+      width: columnsSchema.describe("columns"),
+      height: rowsSchema.describe("rows"),
     },
     output: okOutput,
     async run(args, { socket, target }) {

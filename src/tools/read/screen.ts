@@ -6,7 +6,14 @@
  */
 
 import { z } from "../../deps.ts";
-import { gridRows, renderScreen, type StyledSpan, styledSpans } from "../../screen/mod.ts";
+import {
+  gridRows,
+  IMAGE_MAX_PIXELS,
+  imagePixels,
+  renderScreen,
+  type StyledSpan,
+  styledSpans,
+} from "../../screen/mod.ts";
 import { cutLine, lineBytes, styledScreen } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
@@ -40,6 +47,11 @@ function spansWithin(spans: readonly StyledSpan[], bytes: number): StyledSpan[] 
   return kept;
 }
 
+/** Pixels in millions, as a person reads them. */
+function megapixels(pixels: number): string {
+  return `${(pixels / 1e6).toFixed(1)} Mpx`;
+}
+
 /** The screen tools. */
 export const SCREEN_TOOLS: AnyToolSpec[] = [
   defineTool({
@@ -67,7 +79,10 @@ export const SCREEN_TOOLS: AnyToolSpec[] = [
         width: z.number().int().describe("pixels"),
         height: z.number().int().describe("pixels"),
         bytes: z.number().int().describe("the PNG's size"),
-      }).nullable().describe("the image in the content, 8×16 pixels a cell (null: not asked)"),
+      }).nullable().describe("the image in the content, 8×16 pixels a cell (null: none)"),
+      image_omitted: z.string().nullable().describe(
+        "why no image came though one was asked (the screen is too large to draw)",
+      ),
       spans: z.array(z.object({
         row: z.number().int(),
         col: z.number().int(),
@@ -83,7 +98,13 @@ export const SCREEN_TOOLS: AnyToolSpec[] = [
       const budget = budgetOf(context, args);
       const spans = styledSpans(grid);
       let image = null;
-      if (args.image) {
+      let omitted = null;
+      const pixels = imagePixels(grid);
+      if (args.image && pixels > IMAGE_MAX_PIXELS) {
+        omitted = `the screen is ${grid.width}x${grid.height} cells, ${megapixels(pixels)} ` +
+          `drawn, over the ${megapixels(IMAGE_MAX_PIXELS)} an image may have: its rows and ` +
+          "styled runs tell it";
+      } else if (args.image) {
         const drawn = await renderScreen(grid);
         attachImage(drawn.png);
         image = { width: drawn.width, height: drawn.height, bytes: drawn.png.length };
@@ -98,6 +119,7 @@ export const SCREEN_TOOLS: AnyToolSpec[] = [
         alternate_on: screen.alternate_on,
         in_mode: screen.in_mode,
         image,
+        image_omitted: omitted,
         spans: spansWithin(spans, budget.maxBytes / 2),
         spans_total: spans.length,
         ...paneText(gridRows(grid), { ...budget, maxBytes: budget.maxBytes / 2 }),
@@ -108,7 +130,7 @@ export const SCREEN_TOOLS: AnyToolSpec[] = [
         `${r.cursor_visible ? "" : " (hidden)"}${r.alternate_on ? ", alternate screen" : ""}` +
         `${r.in_mode ? ", under a mode" : ""}` +
         (r.image === null
-          ? ""
+          ? r.image_omitted === null ? "" : `; no image: ${r.image_omitted}`
           : `; image ${r.image.width}x${r.image.height}, ${size(r.image.bytes)}`);
       const styled = r.spans.map((span) =>
         `row ${span.row} col ${span.col} ${span.style}: ${JSON.stringify(span.text)}`

@@ -29,6 +29,11 @@ interface Watch {
 
 /** The most watches one session keeps going at once. */
 const WATCHES_MAX = 16;
+/** The most watches the server keeps going at once, all sessions together. */
+export const SERVER_WATCHES_MAX = 64;
+
+/** The watches going now, every session's. */
+const going = new Set<Watch>();
 /** The most a session remembers (ended ones go first). */
 const REMEMBERED_MAX = 256;
 
@@ -99,11 +104,18 @@ export const WATCH_TOOLS: AnyToolSpec[] = [
       const push = context.push;
       if (push === null) throw new TmuxError("invalid_argument", "no session to tell");
       const watches = watchesOf(push);
-      const going = [...watches.values()].filter((watch) => watch.state === "watching");
-      if (going.length >= WATCHES_MAX) {
+      const mine = [...watches.values()].filter((watch) => watch.state === "watching");
+      if (mine.length >= WATCHES_MAX) {
         throw new TmuxError(
           "invalid_argument",
           `${WATCHES_MAX} watches go on already; wait for one to end`,
+        );
+      }
+      if (going.size >= SERVER_WATCHES_MAX) {
+        throw new TmuxError(
+          "invalid_argument",
+          `${SERVER_WATCHES_MAX} watches go on already in this server (every session's); wait ` +
+            "for one to end",
         );
       }
       const { ended } = await watchPane(socket, target, {
@@ -121,8 +133,10 @@ export const WATCH_TOOLS: AnyToolSpec[] = [
         end: null,
       };
       remember(watches, watch);
+      going.add(watch);
       const uri = `${WATCHES_URI}/${watch.watch_id}`;
       ended.then(async (end) => {
+        going.delete(watch);
         watch.state = "ended";
         watch.end = end;
         if (end.outcome === "cancelled") return;

@@ -80,6 +80,24 @@ export async function untilProgramWaits(
 }
 
 /**
+ * Whether the pane's program waits for input now, in one look and, when it does, a second a
+ * settle time later with nothing written between: "untold" when the kernel cannot be asked here
+ * (or tmux could not be).
+ */
+export async function programWaitsNow(
+  socket: TmuxSocket,
+  paneId: string,
+): Promise<"waiting" | "busy" | "untold"> {
+  const first = await look(socket, paneId);
+  if (first === null || first.waiting === null) return "untold";
+  if (!asks(first)) return "busy";
+  await delay(SETTLE_MS);
+  const second = await look(socket, paneId);
+  if (second === null) return "untold";
+  return asks(second) && second.position === first.position ? "waiting" : "busy";
+}
+
+/**
  * Whether a look shows the program asking: it reads the terminal, or it polls it and shows
  * something to answer (text left of the cursor, or a screen of its own). An event loop polls
  * with work pending too (node awaiting a timer, its cursor on an empty row).

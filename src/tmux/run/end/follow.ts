@@ -1,6 +1,9 @@
 /**
  * The follow stage of a run: its byte stream until the run ends or the stream is lost, during its
- * call and, for a run that timed out, after it; and what a run leaves going once its call ends.
+ * call; and what a run leaves going once its call ends. Nothing follows a pane between calls (tmux
+ * before 3.8 crashes when a person respawns a pane whose output a control client has not caught
+ * up with): a timed-out run's end is learned from its channel, the rest of its output from the
+ * screen (catch_up.ts).
  *
  * @module
  */
@@ -8,11 +11,14 @@
 import { abortable, deadline } from "../../../util/mod.ts";
 import { outsideCall } from "../../call_deadline.ts";
 import type { OutputTap } from "../../transport/watch/watch.ts";
-import { KEEP_MS } from "../output/mod.ts";
+import { KEEP_MS, logTail } from "../output/mod.ts";
 import { forgetQuietRecord } from "./settle.ts";
 import type { RunContext } from "./results.ts";
 import type { PaneCall, Runner } from "../turn/mod.ts";
 import { runTmux } from "../../transport/control/command.ts";
+import { waitChannel } from "../../transport/spawn/waiter.ts";
+import { queryPane } from "../../objects/target.ts";
+import { parseTrailerValue } from "../wait/mod.ts";
 import { untilProgramWaits } from "../../read/wait/program_turn.ts";
 import type { RunStream } from "../wait/mod.ts";
 
@@ -62,15 +68,15 @@ export interface EndedCall {
 }
 
 /**
- * What a run leaves going once its call ends: a timed-out run's stream followed (see
- * {@linkcode follow}); for one that ended, the tap kept until its shell has settled at its prompt
- * (bounded: the pane's next call waits for that), and a remote run's record cleared in the
- * background (a next call finds it harmless, and stopping waits for it); else the tap closed.
+ * What a run leaves going once its call ends: a timed-out run let go (see {@linkcode letGo}); for
+ * one that ended, the tap kept until its shell has settled at its prompt (bounded: the pane's next
+ * call waits for that), and a remote run's record cleared in the background (a next call finds it
+ * harmless, and stopping waits for it); else the tap closed.
  */
 export function afterRun(runner: Runner, ended: EndedCall): void {
   const { key, stream, tap, context } = ended;
-  if (tap !== null && stream !== null && context?.followed) {
-    outsideCall(() => follow(runner, { runId: ended.runId, stream, tap }));
+  if (tap !== null && context?.followed) {
+    outsideCall(() => letGo(runner, { runId: ended.runId, tap, context }));
     return;
   }
   if (tap === null || stream === null || !stream.done) {
@@ -101,32 +107,55 @@ export function afterRun(runner: Runner, ended: EndedCall): void {
   }
 }
 
+/** At most this many timed-out runs' ends are waited for at once (a tmux client each). */
+const END_WAITS_MAX = 64;
+
+/** Timed-out runs whose ends are waited for now. */
+let endWaits = 0;
+
 /**
- * Follows a timed-out run's stream after its call, so its log keeps filling (for
- * read_command_output and wait_for_command), until the run ends, the stream goes, the store lets
- * the run go, or an hour passes.
+ * Lets a timed-out run go once its call ends: the pane is no longer followed (so a person's
+ * respawn meets nothing queued), its log keeps what the stream brought and reads the rest from
+ * the screen when asked (catch_up.ts), and its end is waited for on its channel (a tmux client
+ * that reads nothing of the pane; on this machine, at most {@linkcode END_WAITS_MAX} at once)
+ * so that list_runs and the pushed events learn it with no call.
  */
-export function follow(
+function letGo(
   runner: Runner,
-  run: { runId: string; stream: RunStream; tap: OutputTap },
+  run: { runId: string; tap: OutputTap; context: RunContext },
 ): void {
-  const stored = runner.store.get(run.runId);
-  if (stored === undefined) {
-    run.tap.close();
-    return;
-  }
-  const stop = new AbortController();
-  stored.onDrop = () => stop.abort();
-  const limit = deadline(KEEP_MS, stop.signal);
-  stored.following = Promise.race([run.stream.ended(limit.signal), run.tap.lost]).then(() => {
+  const { runId, tap, context } = run;
+  tap.close({ letGo: true });
+  context.output.flush();
+  const stored = runner.store.get(runId);
+  if (stored === undefined) return;
+  stored.screen = {
+    call: context.call,
+    anchor: context.anchor,
+    typed: context.typed,
+    tail: logTail(stored),
+    missed: false,
+    anchorLost: false,
+    reading: Promise.resolve(),
+  };
+  const { socket, paneId, names } = context.call;
+  if (socket.remote !== null || endWaits >= END_WAITS_MAX) return;
+  endWaits++;
+  const waiter = waitChannel(socket, names.channel);
+  const limit = deadline(KEEP_MS, runner.stop.signal);
+  const kill = () => void waiter.kill();
+  limit.signal.addEventListener("abort", kill, { once: true });
+  stored.onDrop = kill;
+  waiter.done.then(async () => {
+    endWaits--;
+    limit.signal.removeEventListener("abort", kill);
     limit[Symbol.dispose]();
-    run.tap.close();
-    stored.ended ??= Date.now();
-    stored.following = undefined;
-    stored.log.settle();
-    if (run.stream.done) {
-      runner.runs.ended(run.runId, { end: run.stream.end, bytes: stored.log.bytes });
-    }
+    if (limit.signal.aborted || runner.store.get(runId) !== stored) return;
+    const state = await queryPane(socket, paneId, [names.option]).catch(() => null);
+    const trailer = parseTrailerValue(state?.[names.option] ?? "");
+    if (trailer === null) return;
+    if (stored.screen !== undefined) stored.screen.end = trailer.end_position;
+    runner.runs.ended(runId, { end: trailer.end, bytes: stored.log.bytes });
   });
 }
 

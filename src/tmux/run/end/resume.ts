@@ -14,6 +14,7 @@ import { formatOf, parseRecords } from "../../format.ts";
 import { runTmux } from "../../transport/control/command.ts";
 import { THEN } from "../../transport/spawn/command_line.ts";
 import {
+  catchUp,
   collectOutput,
   keepLog,
   logExcerpt,
@@ -348,14 +349,16 @@ async function runOutput(
     if (run.ended && stored.following) {
       await abortable(stored.following, AbortSignal.timeout(STREAM_END_MS));
     }
+    const screen = stored.screen;
+    await catchUp(stored, run.ended ? run.end : undefined);
     const from = stored.shown + 1;
     const excerpt = logExcerpt(stored.log, from, budget);
     stored.shown = from - 1 + excerpt.totalLines;
     if (run.ended) stored.ended ??= Date.now();
     return outputFields(excerpt, {
       source: "stream",
-      linesMissed: false,
-      anchorLost: false,
+      linesMissed: screen?.missed ?? false,
+      anchorLost: screen?.anchorLost ?? false,
       alternateScreen: stored.seen?.alternateScreen ?? false,
       invalidUtf8: stored.seen?.invalidUtf8 ?? false,
     }, {

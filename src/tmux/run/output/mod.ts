@@ -6,6 +6,7 @@
  * @module
  */
 
+export { catchUp, logTail } from "./catch_up.ts";
 export { collectOutput, screenFields } from "./collect.ts";
 export { EchoScan } from "./echo_scan.ts";
 export { type OutputLog } from "./output_log.ts";
@@ -16,6 +17,7 @@ export {
   logExcerpt,
   OutputStore,
   RunOutput,
+  type ScreenPart,
   type StoredRun,
 } from "./run_output.ts";
 export { LineReducer } from "./terminal_text.ts";

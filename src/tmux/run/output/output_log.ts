@@ -116,6 +116,11 @@ export class OutputLog {
     return this.#newlines + (this.#atLineStart ? 0 : 1);
   }
 
+  /** Whether the last line is still being written (a long line passed on in pieces). */
+  get endsMidLine(): boolean {
+    return !this.#atLineStart;
+  }
+
   /** Bytes of all output so far (lines with their newlines), kept or not. */
   get bytes(): number {
     return this.#total;

@@ -7,6 +7,7 @@
 import { captureSince } from "../../read/capture/mod.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 import type { StoredRun } from "./run_output.ts";
+import { catchUp } from "./catch_up.ts";
 import { outputAfter } from "../../read/text/output.ts";
 import type { CallNames, RunRequest } from "../base/mod.ts";
 
@@ -58,7 +59,9 @@ export async function resumedProgress(
     // Lines reported and then rewritten are reported again.
     const reported = { shown: stored.shown };
     stored.log.follow(reported);
-    return () => {
+    return async () => {
+      // A run no longer followed: what it wrote since is on the screen.
+      await catchUp(stored);
       const page = stored.log.read(reported.shown + 1, {
         maxBytes: 16 * 1024,
         maxLines: RESUMED_LINES,
@@ -66,7 +69,6 @@ export async function resumedProgress(
       const lines = page.partial ? page.lines.slice(0, -1) : page.lines;
       reported.shown = page.from + lines.length - 1;
       onProgress({ elapsed: elapsed(), lines });
-      return Promise.resolve();
     };
   }
   let cursor = (await captureSince(run.socket, run.paneId, null)).cursor;

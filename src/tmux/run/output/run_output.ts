@@ -15,7 +15,8 @@ import {
 } from "../../read/text/mod.ts";
 import { LOG_LIMITS, type LogLimits, OutputLog } from "./output_log.ts";
 import type { LineSink } from "./terminal_text.ts";
-import type { MoreFrom } from "../base/mod.ts";
+import type { Anchor, CallNames, MoreFrom } from "../base/mod.ts";
+import type { TmuxSocket } from "../../transport/socket.ts";
 
 /** Characters gathered before they go to the log, which then encodes them at once. */
 const LOG_PIECE = 32 * 1024;
@@ -111,6 +112,31 @@ export interface StoredRun {
   };
   /** Whose run it is (see owner.ts); null: anyone's. */
   owner: string | null;
+  /**
+   * Set once the run is no longer followed (its call timed out: nothing follows a pane between
+   * calls): the log holds what the stream brought, the rest is read from the screen when asked for.
+   */
+  screen?: ScreenPart;
+}
+
+/** Where the rest of a run no longer followed is read from, and how far its log has it. */
+export interface ScreenPart {
+  /** The run's pane, its server and the call's names. */
+  call: { socket: TmuxSocket; paneId: string; names: CallNames };
+  /** Where its line was typed. */
+  anchor: Anchor;
+  /** The line typed. */
+  typed: string;
+  /** The last complete lines the log has (at most a few): where the screen's lines go on. */
+  tail: string[];
+  /** Lines were lost between the stream and the screen (tmux's history had dropped them). */
+  missed: boolean;
+  /** The screen no longer showed where the run began (its history cleared, the pane respawned). */
+  anchorLost: boolean;
+  /** Where its output ended, once its trailer told it (in that moment's coordinates). */
+  end?: { history: number; y: number; x: number };
+  /** A read of the screen under way: the next waits for it. */
+  reading: Promise<void>;
 }
 
 /** How long a run's log is kept after the run ended, and how long one is kept at all. */

@@ -16,6 +16,7 @@ import {
   roundTrip,
   startGrace,
   stop,
+  stopFollowing,
   type WatchedSocket,
   type Watcher,
 } from "./watcher.ts";
@@ -32,11 +33,20 @@ export async function watcherCaughtUp(
   return watcher?.alive === true && await roundTrip(watcher);
 }
 
+/** How a call leaves a pane it followed. */
+export interface LeaveOptions {
+  /**
+   * Stop following the pane now, when nobody else does (no grace for a prompt after it): what it
+   * writes from here on is not queued for us.
+   */
+  letGo?: boolean;
+}
+
 async function join(
   socket: WatchedSocket,
   target: { sessionId: string; paneId: string },
   listener: OutputListener,
-): Promise<{ watcher: Watcher; leave: () => void } | null> {
+): Promise<{ watcher: Watcher; leave: (options?: LeaveOptions) => void } | null> {
   if (socket.watchers === null) return null;
   const pool = socket.watchers;
   const own = await watcherFor({ ...socket, watchers: pool }, target.sessionId);
@@ -53,11 +63,12 @@ async function join(
   own.grace.delete(target.paneId);
   own.followed.add(target.paneId);
   let left = false;
-  const leave = () => {
+  const leave = (options: LeaveOptions = {}) => {
     if (left) return;
     left = true;
     set.delete(listener);
-    if (set.size === 0) startGrace(own, target.paneId);
+    if (set.size === 0 && options.letGo) stopFollowing(own, target.paneId);
+    else if (set.size === 0) startGrace(own, target.paneId);
     if (--own.users > 0) return;
     own.lastUsed = Date.now();
     own.idle = setTimeout(() => stop(socket, pool, own), LINGER_MS);
@@ -92,7 +103,7 @@ export interface OutputTap {
   /** Resolves when the watcher goes away, is moved to another session, or the pane is paused. */
   readonly lost: Promise<void>;
   /** Ends the subscription. */
-  close(): void;
+  close(options?: LeaveOptions): void;
 }
 
 /**
@@ -131,10 +142,10 @@ export async function tapOutput(
       return watcher.alive && !paused;
     },
     lost,
-    close(): void {
+    close(options?: LeaveOptions): void {
       watcher.onGone.delete(markLost);
       onPaused.delete(markPaused);
-      leave();
+      leave(options);
     },
   };
 }

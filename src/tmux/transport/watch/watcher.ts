@@ -196,6 +196,14 @@ export function startGrace(watcher: Watcher, paneId: string): void {
 }
 
 /**
+ * Stops following a pane at once, its last listener gone with nothing more to read (a timed-out
+ * run's call ended): no grace, so nothing of its output queues for this watcher from now on.
+ */
+export function stopFollowing(watcher: Watcher, paneId: string): void {
+  if (watcher.followed.has(paneId)) letGo(watcher, paneId, { pausedByTmux: false });
+}
+
+/**
  * Stops following a pane: paused (by us, or by tmux for a watcher too far behind), so tmux drops
  * what it queued, and what the watcher knew of its line editor forgotten (it no longer sees it
  * switch).
