@@ -7,7 +7,9 @@ import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, fullRunResult, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { startSshd } from "./helpers/sshd.ts";
-import { until } from "./helpers/tmux.ts";
+import { startTmux, until } from "./helpers/tmux.ts";
+import { withCallDeadline } from "../src/tmux/mod.ts";
+import { lookForInputWait } from "../src/tmux/read/wait/input_wait.ts";
 
 type Json = Record<string, unknown>;
 
@@ -273,3 +275,35 @@ testNeeding(
     }
   },
 );
+
+Deno.test("a kernel look ended by its call's deadline leaves no answer in the pane", async () => {
+  const tmux = await startTmux();
+  const bin = await Deno.makeTempDir({ prefix: "tmux-mcp-slow-ps-" });
+  try {
+    // The look's `ps` takes half a second: the call's deadline ends the look while its script
+    // runs, and the script still leaves its answer after.
+    await Deno.writeTextFile(`${bin}/ps`, '#!/bin/sh\nsleep 0.5\nexec /bin/ps "$@"\n');
+    await Deno.chmod(`${bin}/ps`, 0o755);
+    await tmux.run("set-environment", "-g", "PATH", `${bin}:${Deno.env.get("PATH")}`);
+    const socket = {
+      socketName: tmux.socketName,
+      tmpdir: null,
+      remote: null,
+      controls: null,
+      watchers: null,
+      scope: null,
+      showActivity: false,
+    };
+    const look = withCallDeadline(
+      AbortSignal.timeout(200),
+      () => lookForInputWait(socket, tmux.paneId),
+    );
+    await look.then(() => assert(false, "the look ended before its deadline"), () => {});
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
+    assert(!options.includes("@tmux_mcp_turn"), options);
+  } finally {
+    await tmux.close();
+    await Deno.remove(bin, { recursive: true });
+  }
+});

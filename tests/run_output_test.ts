@@ -129,3 +129,51 @@ Deno.test("lines shown and then rewritten from below (docker pull's layers) are 
     assertEquals(read.lines, ["a1b2: Pull complete", "c3d4: Pull complete", "Status: done"]);
   });
 });
+
+Deno.test("a timed-out run's output after its call is read from the screen, going on where the stream stopped", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const run = await call(conn, "run_command", {
+      pane_id: tmux.paneId,
+      command: "for i in $(seq 1 60); do echo line-$i; sleep 0.02; done",
+      timeout: 0.4,
+    });
+    assertEquals(run.timed_out, true);
+    const first = [...(run.output_head as string[] ?? []), ...(run.output as string[])];
+    assert(first.length > 0 && first.length < 60, JSON.stringify(run));
+    // While it goes on, read_command_output reads what the screen has since.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const partway = await call(conn, "read_command_output", { run_id: run.run_id, from_line: 1 });
+    const seen = partway.lines as string[];
+    assert(seen.length > first.length, JSON.stringify(partway));
+    assertEquals(seen, seen.map((_, i) => `line-${i + 1}`));
+    const done = await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 10 });
+    assertEquals(done.exit_status, 0);
+    assertEquals(done.output_from_line, first.length + 1);
+    assertEquals(
+      [...first, ...(done.output as string[])],
+      Array.from({ length: 60 }, (_, i) => `line-${i + 1}`),
+    );
+    assertEquals(done.lines_missed ?? false, false);
+    const whole = await call(conn, "read_command_output", { run_id: run.run_id, from_line: 1 });
+    assertEquals(whole.lines, Array.from({ length: 60 }, (_, i) => `line-${i + 1}`));
+    assertEquals(whole.total_lines, 60);
+  });
+});
+
+Deno.test("a timed-out run whose lines tmux's history dropped before they were read says so", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    await tmux.run("set-option", "-g", "history-limit", "50");
+    const pane = await tmux.newPane();
+    const run = await call(conn, "run_command", {
+      pane_id: pane,
+      command: "seq 1 20; sleep 0.6; seq 1001 1400",
+      timeout: 0.3,
+    });
+    assertEquals(run.timed_out, true);
+    const done = await call(conn, "wait_for_command", { run_id: run.run_id, timeout: 10 });
+    assertEquals([done.exit_status, done.lines_missed], [0, true]);
+    // The last lines are there, none twice.
+    const whole = await call(conn, "read_command_output", { run_id: run.run_id, from_line: -3 });
+    assertEquals(whole.lines, ["1398", "1399", "1400"]);
+  });
+});

@@ -2,7 +2,13 @@
 // a resource update to a client that subscribed, a Claude Code channel event to a client that
 // declares claude/channel, and nothing to a client that asked for neither.
 
-import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import {
+  assert,
+  assertEquals,
+  type CallToolResult,
+  Client,
+  StreamableHTTPClientTransport,
+} from "./deps.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { startTmux, type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
 
@@ -200,5 +206,64 @@ Deno.test("watch_pane: a pattern, or a program's end, told without a call", asyn
       arguments: { pane_id: pane },
     }) as CallToolResult;
     assert(refused.isError && /invalid_argument/.test(textOf(refused)), textOf(refused));
+  });
+});
+
+Deno.test("watch_pane: at most 16 watches a session and 64 a server, whatever the sessions", async () => {
+  await withServer("http", { extraArgs: TOOLSETS }, async (conn, tmux) => {
+    const sessions: Client[] = [];
+    try {
+      const watch = (client: Client) =>
+        client.callTool({
+          name: "watch_pane",
+          arguments: { pane_id: tmux.paneId, pattern: "never printed", seconds: 60 },
+        }) as Promise<CallToolResult>;
+      for (let i = 0; i < 4; i++) {
+        const client = new Client({ name: `watcher-${i}`, version: "0" });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(conn.url!), {
+            requestInit: { headers: { authorization: `Bearer ${conn.token}` } },
+          }),
+        );
+        sessions.push(client);
+        for (let j = 0; j < 16; j++) {
+          const watched = await watch(client);
+          assert(!watched.isError, textOf(watched));
+        }
+        const seventeenth = await watch(client);
+        assert(/16 watches go on already;/.test(textOf(seventeenth)), textOf(seventeenth));
+      }
+      const past = await watch(conn.client);
+      assert(past.isError, textOf(past));
+      assert(/64 watches go on already in this server/.test(textOf(past)), textOf(past));
+    } finally {
+      for (const client of sessions) await client.close();
+    }
+  });
+});
+
+Deno.test("watch_pane: a watch goes on past its call's deadline", async () => {
+  const extraArgs = [...TOOLSETS, "--wait-max-seconds", "1"];
+  await withServer("stdio", {
+    extraArgs,
+    clientCapabilities: { experimental: { "claude/channel": {} } },
+  }, async (conn, tmux) => {
+    const told = notifications(conn);
+    const watched = await call(conn, "watch_pane", {
+      pane_id: tmux.paneId,
+      pattern: "LATE-MARK",
+      seconds: 60,
+    });
+    // The call's deadline is 2.5 s (1 s and its margin): the mark comes after it.
+    await tmux.run("send-keys", "-t", tmux.paneId, "sleep 4; echo LATE-''MARK", "Enter");
+    await until("the match is told", () => {
+      return Promise.resolve(told.some((n) => n.method === "notifications/claude/channel"));
+    });
+    const event = told.find((n) => n.method === "notifications/claude/channel")!;
+    assertEquals((event.params as { meta: Json }).meta, {
+      watch_id: watched.watch_id,
+      pane_id: tmux.paneId,
+      outcome: "matched",
+    });
   });
 });

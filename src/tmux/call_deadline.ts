@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { abortable, ABORTED } from "../util/mod.ts";
 import { TmuxError } from "./errors.ts";
 
-const current = new AsyncLocalStorage<AbortSignal>();
+const current = new AsyncLocalStorage<AbortSignal | undefined>();
 
 /** Runs `work` with `signal` as the deadline of every tmux exchange it awaits. */
 export function withCallDeadline<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
@@ -30,9 +30,12 @@ export function afterCall<T>(work: () => Promise<T>): Promise<T> {
   return current.run(AbortSignal.timeout(CLEANUP_MS), work);
 }
 
-/** Runs `work` outside any call: background work that outlives the call that started it. */
+/**
+ * Runs `work` outside any call: background work that outlives the call that started it. (Not
+ * `exit`: in Deno 2.9 what `work` awaits comes back under the call's deadline.)
+ */
 export function outsideCall<T>(work: () => T): T {
-  return current.exit(work);
+  return current.run(undefined, work);
 }
 
 /** The deadline of the call this runs for; undefined outside any call. */

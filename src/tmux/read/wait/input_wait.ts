@@ -14,7 +14,8 @@
 
 import { lockKey, spawnRun } from "../../transport/spawn/exec.ts";
 import { THEN } from "../../transport/spawn/command_line.ts";
-import { NAME_PREFIX } from "../../names.ts";
+import { NAME_PREFIX, newNonce, NONCE_BYTES } from "../../names.ts";
+import { outsideCall } from "../../call_deadline.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 
 /** What the kernel tells of a foreground group. */
@@ -40,8 +41,17 @@ export interface InputWait extends Told {
   alternate: boolean;
 }
 
-/** The pane option a look's answer passes through. */
-const OPTION = `@${NAME_PREFIX}turn`;
+/**
+ * The pane options a look's answer passes through: one a look (`@tmux_mcp_turn_<nonce>`), so
+ * looks at one pane from two server processes never read or remove each other's.
+ */
+const OPTION_PREFIX = `@${NAME_PREFIX}turn_`;
+const OPTION = new RegExp(`^${OPTION_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}$`);
+
+/** Whether a pane option's name is a look's (one a look that did not finish left, when found). */
+export function isLookOption(name: string): boolean {
+  return OPTION.test(name);
+}
 
 /** How many processes of the foreground group are looked at, at most. */
 const GROUP_MAX = 16;
@@ -52,7 +62,7 @@ const GROUP_MAX = 16;
  * read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of the terminal's
  * processes. Each answer starts with the terminal's mode.
  */
-const SCRIPT =
+const SCRIPT_BODY =
   "t=#{pane_tty}; s=#{pane_pid}; m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
   "*icanon*) m=cooked ;; esac; " +
   "if [ -r /proc/$s/stat ]; then " +
@@ -70,8 +80,12 @@ const SCRIPT =
   "k=0; for x in /proc/$p/fd/*; do [ -S $x ] && { k=1; break; }; done; " +
   'r="$r;$p $z ${w:-0} $n $a $k $f $d"; done; ' +
   'else r="ps $m;$(ps -o pid= -o pgid= -o tpgid= -o stat= -o wchan= -t ${t####/dev/} 2>/dev/null ' +
-  `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; ` +
-  `command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${OPTION} "$r"`;
+  `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; `;
+
+/** The script of one look, which leaves its answer in `option`. */
+function scriptOf(option: string): string {
+  return `${SCRIPT_BODY}command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${option} "$r"`;
+}
 
 /** The longest answer read. */
 const ANSWER_MAX = 4096;
@@ -186,15 +200,41 @@ export function lookForInputWait(socket: TmuxSocket, paneId: string): Promise<In
   return look;
 }
 
+/**
+ * When a look did not finish (its call's deadline ended it, tmux stalled), its script may still
+ * leave its answer behind, as late as its `ps` takes: removed 1, 3, 10 and 30 s later, whatever
+ * the call does.
+ */
+const REMOVE_AFTER_MS = [1000, 3000, 10_000, 30_000];
+
+function removeLater(socket: TmuxSocket, paneId: string, option: string): void {
+  outsideCall(async () => {
+    let waited = 0;
+    for (const ms of REMOVE_AFTER_MS) {
+      // Not a reason for the process to stay up at its end.
+      await new Promise((resolve) => Deno.unrefTimer(setTimeout(resolve, ms - waited)));
+      waited = ms;
+      await spawnRun(socket, ["set-option", "-p", "-u", "-t", paneId, option]).catch(() => {});
+    }
+  });
+}
+
 /** The pane's cursor, history and screen, read in the same tmux command as the look. */
 const POSITION = "#{cursor_x},#{cursor_y},#{history_size},#{alternate_on}";
 
 async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> {
-  const answer = await spawnRun(socket, [
-    ...["if-shell", "-t", paneId, SCRIPT, `show-options -p -v -t ${paneId} ${OPTION}`, THEN],
-    ...["set-option", "-p", "-u", "-t", paneId, OPTION, THEN],
-    ...["display-message", "-p", "-t", paneId, POSITION],
-  ]);
+  const option = `${OPTION_PREFIX}${newNonce()}`;
+  let answer: string;
+  try {
+    answer = await spawnRun(socket, [
+      ...["if-shell", "-t", paneId, scriptOf(option), `show-options -p -v -t ${paneId} ${option}`],
+      ...[THEN, "set-option", "-p", "-u", "-t", paneId, option, THEN],
+      ...["display-message", "-p", "-t", paneId, POSITION],
+    ]);
+  } catch (error) {
+    removeLater(socket, paneId, option);
+    throw error;
+  }
   const lines = answer.split("\n").filter((line) => line !== "");
   const position = lines.at(-1) ?? "";
   const told = lines.length >= 2 ? parseInputWait(lines.slice(0, -1).join("\n")) : UNTOLD;

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { abortable, deadline } from "../../../util/mod.ts";
+import { abortable, deadline, linkedSignal } from "../../../util/mod.ts";
 import { outsideCall } from "../../call_deadline.ts";
 import type { OutputTap } from "../../transport/watch/watch.ts";
 import { KEEP_MS, logTail } from "../output/mod.ts";
@@ -142,15 +142,18 @@ function letGo(
   if (socket.remote !== null || endWaits >= END_WAITS_MAX) return;
   endWaits++;
   const waiter = waitChannel(socket, names.channel);
-  const limit = deadline(KEEP_MS, runner.stop.signal);
+  const limit = deadline(KEEP_MS);
+  // Not AbortSignal.any over the server's stop signal: it would keep an entry for every run.
+  const ends = linkedSignal(limit.signal, runner.stop.signal);
   const kill = () => void waiter.kill();
-  limit.signal.addEventListener("abort", kill, { once: true });
+  ends.signal.addEventListener("abort", kill, { once: true });
   stored.onDrop = kill;
   waiter.done.then(async () => {
     endWaits--;
-    limit.signal.removeEventListener("abort", kill);
+    ends.signal.removeEventListener("abort", kill);
+    ends[Symbol.dispose]();
     limit[Symbol.dispose]();
-    if (limit.signal.aborted || runner.store.get(runId) !== stored) return;
+    if (ends.signal.aborted || runner.store.get(runId) !== stored) return;
     const state = await queryPane(socket, paneId, [names.option]).catch(() => null);
     const trailer = parseTrailerValue(state?.[names.option] ?? "");
     if (trailer === null) return;

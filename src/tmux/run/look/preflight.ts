@@ -14,6 +14,7 @@ import type { TmuxSocket } from "../../transport/socket.ts";
 import { drainChannels } from "../../transport/spawn/waiter.ts";
 import { queryPane } from "../../objects/target.ts";
 import { optionNames } from "../../objects/options.ts";
+import { isLookOption } from "../../read/wait/input_wait.ts";
 import { NAME_PREFIX, NONCE_BYTES } from "../../names.ts";
 import {
   type CallNames,
@@ -121,7 +122,8 @@ const RECONCILE_MAX = 16;
  * - a running mark set for another pane process (respawned) or a dead pane is removed;
  * - a status option whose run has no record (its trailer ran and nobody collected it) is removed
  *   and its channel drained;
- * - a record past keeping, or not one a server could have written, goes the same way.
+ * - a record past keeping, or not one a server could have written, goes the same way;
+ * - a kernel look's answer (see input_wait.ts) is removed.
  * At most {@linkcode RECONCILE_MAX} leftovers a call. Called for a pane that is not at an idle
  * shell, and when a run times out (so expired records go): the common path pays nothing.
  */
@@ -174,6 +176,11 @@ export async function reconcile(
   }
   if (endedUnused(options)) {
     commands.push("set-option", "-p", "-u", "-t", paneId, ENDED_OPTION, THEN);
+  }
+  // A kernel look's answer lives for the look's one command: one found is a look's that did not
+  // finish (its server died between its script and its read).
+  for (const name of [...options].filter(isLookOption).slice(0, RECONCILE_MAX)) {
+    commands.push("set-option", "-p", "-u", "-t", paneId, name, THEN);
   }
   if (commands.length === 0) return false;
   await runTmux(socket, commands.slice(0, -1));
