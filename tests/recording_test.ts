@@ -170,6 +170,8 @@ Deno.test("recordings hold no more than --record-max-mb together: cut, said, and
       permissions: ["--allow-run=tmux", `--allow-write=${dir}`],
       extraArgs: ["--record-dir", dir, "--record-max-mb", "1"],
     });
+    let first: Json;
+    let other: Json;
     try {
       const run = async (pane: string, command: string) =>
         (await conn.client.callTool({
@@ -177,25 +179,26 @@ Deno.test("recordings hold no more than --record-max-mb together: cut, said, and
           arguments: { pane_id: pane, command, timeout: 30 },
         }) as CallToolResult).structuredContent as Json;
       // Two megabytes of output in the first pane: its recording is cut at the total.
-      const first = await run(tmux.paneId, "head -c 2000000 /dev/zero | tr '\\0' x | fold -w 100");
+      first = await run(tmux.paneId, "head -c 2000000 /dev/zero | tr '\\0' x | fold -w 100");
       assertEquals(first.exit_status, 0);
-      const cast = await Deno.readTextFile(first.recording as string);
-      assert(cast.length <= 1024 * 1024 + 512, `${cast.length} bytes`);
-      const last = JSON.parse(cast.trimEnd().split("\n").at(-1)!);
-      assertEquals(last.slice(1), [
-        "m",
-        "recording cut: this server's recordings reached their total (1 MiB, --record-max-mb)",
-      ]);
       // A run in another pane makes no new recording, and the server says why once.
-      const other = await run(await tmux.newPane(), "echo after");
-      assertEquals([other.exit_status, other.recording], [0, undefined]);
+      other = await run(await tmux.newPane(), "echo after");
       await run(tmux.paneId, "echo again");
-      const said = conn.stderr().split("\n").filter((line) => line.includes("--record-max-mb"));
-      assertEquals(said.length, 1, conn.stderr());
-      assertEquals([...Deno.readDirSync(dir)].length, 1);
     } finally {
+      // The session's end writes what its recordings hold.
       await conn.close();
     }
+    assertEquals([other.exit_status, other.recording], [0, undefined]);
+    const said = conn.stderr().split("\n").filter((line) => line.includes("--record-max-mb"));
+    assertEquals(said.length, 1, conn.stderr());
+    assertEquals([...Deno.readDirSync(dir)].length, 1);
+    const cast = await Deno.readTextFile(first.recording as string);
+    assert(cast.length <= 1024 * 1024 + 512, `${cast.length} bytes`);
+    const last = JSON.parse(cast.trimEnd().split("\n").at(-1)!);
+    assertEquals(last.slice(1), [
+      "m",
+      "recording cut: this server's recordings reached their total (1 MiB, --record-max-mb)",
+    ]);
   } finally {
     await tmux.close();
     await Deno.remove(dir, { recursive: true });
