@@ -71,9 +71,14 @@ function socketLineMark(attempt: Attempt): string {
   return `socket:${attempt.pane.anchor.pid}`;
 }
 
-/** The record a remote run writes as its line is typed; null for a local one. */
+/**
+ * The record a followed run writes as its line is typed, so that its trailer keeps its status:
+ * when the stream is lost (a remote link dropped; tmux paused the pane for a watcher that fell
+ * far behind a flood), the status is read from the pane. Null for a run waited on its channel,
+ * whose trailer keeps its status anyway.
+ */
 function recordOf(attempt: Attempt, typed: string): string | null {
-  if (attempt.request.socket.remote === null || attempt.tap === null) return null;
+  if (attempt.tap === null) return null;
   const { owner } = attempt.request;
   return encodeRecord({
     anchor: attempt.pane.anchor,

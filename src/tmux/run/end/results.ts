@@ -7,7 +7,17 @@
  */
 
 import { lockKey, type TmuxChild } from "../../transport/spawn/exec.ts";
-import { collectOutput, keepLog, RunOutput, screenFields } from "../output/mod.ts";
+import {
+  catchUp,
+  collectOutput,
+  keepLog,
+  logExcerpt,
+  logTail,
+  RunOutput,
+  screenFields,
+  type ScreenPart,
+  type StoredRun,
+} from "../output/mod.ts";
 import { releaseClaim } from "../look/mod.ts";
 import {
   type Anchor,
@@ -172,6 +182,48 @@ export async function waitedResult(context: RunContext): Promise<RunResult> {
     { ...finished(context), ...screenFields(cut, context.output, more) },
     trailer.end,
   );
+}
+
+/**
+ * The result of a run whose stream was lost after its trailer ran (tmux paused the pane for a
+ * watcher that fell far behind a flood): its status as the trailer kept it (the run was recorded
+ * as it was typed), and its output, what the stream brought and then the rest from the screen
+ * (`lines_missed` where tmux's history had dropped lines).
+ */
+export async function lostStreamResult(context: RunContext, stream: RunStream): Promise<RunResult> {
+  const { runner, call } = context;
+  const key = lockKey(call.socket, call.paneId);
+  rememberFunction(runner, key, context.functionMark);
+  const { trailer, now } = await readTrailer(call);
+  rememberEnd(runner, key, now);
+  context.output.flush();
+  const stored: StoredRun = {
+    log: context.output.log,
+    ended: Date.now(),
+    stored: Date.now(),
+    shown: 0,
+    owner: context.owner,
+  };
+  const screen: ScreenPart = {
+    call,
+    anchor: context.anchor,
+    typed: context.typed,
+    tail: logTail(stored),
+    missed: false,
+    anchorLost: false,
+    reading: Promise.resolve(),
+  };
+  stored.screen = screen;
+  await catchUp(stored, trailer.end_position);
+  const excerpt = logExcerpt(stored.log, 1, context.request.budget);
+  const output = outputFields(excerpt, {
+    source: "stream",
+    linesMissed: screen.missed,
+    anchorLost: screen.anchorLost,
+    alternateScreen: stream.alternateScreen,
+    invalidUtf8: stream.invalidUtf8,
+  }, { more: keepOutput(context, { ended: true, shown: excerpt.totalLines }) });
+  return withEnd({ ...finished(context), ...output }, trailer.end);
 }
 
 /**

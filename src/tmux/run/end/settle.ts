@@ -37,6 +37,7 @@ import { inputPrompt } from "../../read/wait/program_turn.ts";
 import {
   finished,
   lostFields,
+  lostStreamResult,
   movedResult,
   type RunContext,
   runningResult,
@@ -278,6 +279,12 @@ async function timedOut(
   }
   const ended = (outcome === "timeout" || asks) &&
     await stream.ended(AbortSignal.timeout(STREAM_END_MS));
+  if (!ended && context.recorded) {
+    // The trailer kept the status for the record the line was typed with.
+    const result = await lostStreamResult(context, stream);
+    await forgetRun(call);
+    return result;
+  }
   await forgetRun(call);
   if (ended) return streamResult(context, stream);
   return {

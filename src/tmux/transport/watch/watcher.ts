@@ -46,6 +46,12 @@ export interface Watcher {
   ready: Promise<boolean> | null;
   /** Ends it once it has been idle for LINGER_MS. */
   idle: ReturnType<typeof setTimeout> | undefined;
+  /** How far behind its panes tmux last said it was (`%extended-output`'s age, ms). */
+  behindMs: number;
+  /** When it last read a line (ms since the epoch). */
+  lastLine: number;
+  /** Looks every second whether tmux owes it lines it does not send (see {@linkcode nudge}). */
+  nudger: ReturnType<typeof setInterval> | undefined;
   /** Reused for unescaped output bytes (listeners read them at once). */
   scratch: Uint8Array;
   /**
@@ -143,6 +149,24 @@ const GRACE_MS = 2000;
 /** How long a new watcher may take to answer its first command. */
 const READY_MS = 2000;
 
+/** How far behind a watcher must have fallen, and how long gone quiet, to be nudged. */
+const NUDGE_BEHIND_MS = 2000;
+const NUDGE_QUIET_MS = 1000;
+
+/**
+ * Asks tmux for a line when it may owe the watcher some it does not send. Every release (master
+ * too) stops writing to a control client when its pause-after pauses the last of its panes with
+ * output queued: the `%pause` lines wait, with nothing to write them, until something else is
+ * written to that client. Calls following the paused panes waited for their whole timeout (a
+ * flood of 16 runs, each far behind its pane): a command's reply flushes them.
+ */
+function nudge(watcher: Watcher): void {
+  if (!watcher.alive || watcher.users === 0 || watcher.behindMs < NUDGE_BEHIND_MS) return;
+  if (Date.now() - watcher.lastLine < NUDGE_QUIET_MS) return;
+  watcher.behindMs = 0;
+  watcher.writer.write(encoder.encode("display-message -p ''\n")).catch(() => {});
+}
+
 function isOctal(data: Uint8Array, at: number): boolean {
   for (let i = at; i < at + 3; i++) if (data[i] < 48 || data[i] > 55) return false;
   return true;
@@ -218,18 +242,23 @@ function letGo(watcher: Watcher, paneId: string, options: { pausedByTmux: boolea
   for (const reported of watcher.editorReported) reported(paneId);
 }
 
-/** A pane's output line (`%output %N DATA`, or `%extended-output %N AGE : DATA`); null: none. */
-function outputOf(line: Uint8Array): { pane: string; data: Uint8Array } | null {
+/**
+ * A pane's output line (`%output %N DATA`, or `%extended-output %N AGE : DATA`, AGE the ms tmux
+ * held it); null: none.
+ */
+function outputOf(line: Uint8Array): { pane: string; data: Uint8Array; age: number } | null {
   const extended = startsWith(line, EXTENDED_OUTPUT_PREFIX);
   if (!extended && !startsWith(line, OUTPUT_PREFIX)) return null;
   const from = (extended ? EXTENDED_OUTPUT_PREFIX : OUTPUT_PREFIX).length;
   const space = line.indexOf(0x20, from);
   if (space < 0) return null;
   const pane = decoder.decode(line.subarray(from - 1, space));
-  if (!extended) return { pane, data: line.subarray(space + 1) };
+  if (!extended) return { pane, data: line.subarray(space + 1), age: 0 };
   // The age is digits: the first colon after the pane is the one before the data.
   const colon = line.indexOf(0x3a, space);
-  return colon < 0 ? null : { pane, data: line.subarray(colon + 2) };
+  if (colon < 0) return null;
+  const age = Number(decoder.decode(line.subarray(space + 1, colon)).trim());
+  return { pane, data: line.subarray(colon + 2), age: Number.isFinite(age) ? age : 0 };
 }
 
 /** Whether output of `size` bytes from a followed pane is still read (see `grace`). */
@@ -242,9 +271,11 @@ function heard(watcher: Watcher, paneId: string, size: number): boolean {
 }
 
 function handleLine(watcher: Watcher, line: Uint8Array): void {
+  watcher.lastLine = Date.now();
   const output = outputOf(line);
   if (output !== null) {
     const { pane, data } = output;
+    watcher.behindMs = output.age;
     if (!watcher.followed.has(pane)) {
       if (!watcher.paused.has(pane)) pausePane(watcher, pane, true);
       return;
@@ -312,6 +343,9 @@ export async function start(
     scratch: new Uint8Array(4096),
     ready: null,
     idle: undefined,
+    behindMs: 0,
+    lastLine: Date.now(),
+    nudger: undefined,
     lineEditor: new Map(),
     editorReported: new Set(),
     editorTails: new Map(),
@@ -320,6 +354,9 @@ export async function start(
     paused: new Set(),
     ownPauses: new Map(),
   };
+  watcher.nudger = setInterval(() => nudge(watcher), NUDGE_QUIET_MS);
+  // Not a reason for the process to stay up at its end.
+  Deno.unrefTimer(watcher.nudger);
   (async () => {
     try {
       for await (const line of allLines(started)) handleLine(watcher, line);
@@ -328,6 +365,7 @@ export async function start(
     }
     watcher.alive = false;
     clearTimeout(watcher.idle);
+    clearInterval(watcher.nudger);
     for (const wake of watcher.awaited.values()) wake();
     if (pool.live.get(target.key) === watcher) pool.live.delete(target.key);
     for (const gone of watcher.onGone) gone();
