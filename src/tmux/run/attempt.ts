@@ -87,6 +87,11 @@ export interface Attempt extends Start {
   waiter: TmuxChild | null;
   /** Once the run is settled: what settling it knew. */
   context: RunContext | null;
+  /**
+   * The record a local run writes once its watcher fell behind (see typing.ts
+   * `recordWhenBehind`): true once written. Absent: none was asked for.
+   */
+  lateRecord?: Promise<boolean>;
 }
 
 /** Waits for the run's end, its progress reported. */

@@ -60,7 +60,7 @@ import {
   streamEnd,
 } from "./end/mod.ts";
 import { type Attempt, type Line, type Start, waitOnce } from "./attempt.ts";
-import { firstLine, retyped } from "./typing.ts";
+import { firstLine, recordWhenBehind, retyped } from "./typing.ts";
 
 /** Runs a command in a pane and waits for it, as the run_command contract says. */
 export async function runCommand(runner: Runner, request: RunRequest): Promise<RunResult> {
@@ -202,6 +202,7 @@ async function typeAndFollow(
     const line = attempt.line = await firstLine(attempt);
     const notTyped = await typeFirst(attempt, line, pane.checked);
     if (notTyped !== null) return notTyped;
+    recordWhenBehind(attempt, line);
     // Spawned once the line is on its way, so the shell starts meanwhile. A signal sent before
     // the waiter arrives is kept by tmux until it does.
     attempt.waiter = attempt.tap === null ? waitChannel(socket, names.channel) : null;
@@ -216,7 +217,7 @@ async function typeAndFollow(
       : channelEnd(attempt.waiter.done);
     const outcome = await retyped(attempt, await waitOnce(attempt, ending, progress), progress);
     if (typeof outcome === "object") return outcome;
-    attempt.context = contextOf(attempt, attempt.line);
+    attempt.context = contextOf(attempt, attempt.line, await attempt.lateRecord ?? false);
     return await settle(attempt.context, outcome);
   } finally {
     await cleanUp(attempt);
@@ -280,7 +281,7 @@ async function typeFirst(
 }
 
 /** What settling the run needs. */
-function contextOf(attempt: Attempt, line: Line): RunContext {
+function contextOf(attempt: Attempt, line: Line, recordedLate: boolean): RunContext {
   return {
     runner: attempt.runner,
     request: attempt.request,
@@ -293,7 +294,7 @@ function contextOf(attempt: Attempt, line: Line): RunContext {
     mark: line.mark,
     output: attempt.output,
     stream: attempt.tap === null ? null : attempt.stream,
-    recorded: line.record !== null,
+    recorded: line.record !== null || recordedLate,
     waiter: attempt.waiter,
     functionMark: attempt.functionMark,
     withdrawable: !line.inline,

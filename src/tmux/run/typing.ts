@@ -7,6 +7,7 @@
  */
 
 import { shownCommand } from "../read/capture/typed_lines.ts";
+import { runTmux } from "../transport/control/command.ts";
 import { type Attempt, type Line, waitOnce } from "./attempt.ts";
 import { notStarted, streamEnd } from "./end/mod.ts";
 import {
@@ -72,19 +73,41 @@ function socketLineMark(attempt: Attempt): string {
 }
 
 /**
- * The record a followed run writes as its line is typed, so that its trailer keeps its status:
- * when the stream is lost (a remote link dropped; tmux paused the pane for a watcher that fell
- * far behind a flood), the status is read from the pane. Null for a run waited on its channel,
- * whose trailer keeps its status anyway.
+ * The record a remote run writes as its line is typed (so its trailer keeps its status when the
+ * link drops); null for a local one, which writes it only if its watcher falls behind (see
+ * {@linkcode recordWhenBehind}).
  */
 function recordOf(attempt: Attempt, typed: string): string | null {
-  if (attempt.tap === null) return null;
+  if (attempt.request.socket.remote === null || attempt.tap === null) return null;
+  return recordValue(attempt, typed);
+}
+
+function recordValue(attempt: Attempt, typed: string): string {
   const { owner } = attempt.request;
   return encodeRecord({
     anchor: attempt.pane.anchor,
     typed,
     created: Date.now(),
     ...(owner === undefined || owner === null ? {} : { owner }),
+  });
+}
+
+/**
+ * Once the watcher a local run follows falls behind (tmux says it held the pane's output for
+ * seconds: a flood), the run is recorded as a remote one is, so its trailer keeps its status: tmux
+ * may pause the pane for the watcher and drop its end marker. Written only then, so a server that
+ * dies mid-call leaves nothing in the common case.
+ */
+export function recordWhenBehind(attempt: Attempt, line: Line): void {
+  const { tap } = attempt;
+  if (tap === null || line.record !== null || attempt.request.socket.remote !== null) return;
+  tap.onBehind(() => {
+    // Settled already: the record would outlive the call.
+    if (attempt.context !== null) return;
+    const { socket, paneId, names } = line.call;
+    attempt.lateRecord = runTmux(socket, [
+      ...["set-option", "-p", "-t", paneId, names.quietRecord, recordValue(attempt, line.typed)],
+    ]).then(() => true, () => false);
   });
 }
 

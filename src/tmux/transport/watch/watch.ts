@@ -102,6 +102,11 @@ export interface OutputTap {
   readonly alive: boolean;
   /** Resolves when the watcher goes away, is moved to another session, or the pane is paused. */
   readonly lost: Promise<void>;
+  /**
+   * Calls `listener` once, if tmux says it held output for this tap's watcher for seconds (a
+   * flood): tmux may go on to pause the pane for it, dropping what it held.
+   */
+  onBehind(listener: () => void): void;
   /** Ends the subscription. */
   close(options?: LeaveOptions): void;
 }
@@ -127,6 +132,7 @@ export async function tapOutput(
   // the watcher lives.
   let markLost!: () => void;
   let paused = false;
+  let behind: (() => void) | null = null;
   const lost = new Promise<void>((resolve) => markLost = resolve);
   const markPaused = () => {
     paused = true;
@@ -142,9 +148,14 @@ export async function tapOutput(
       return watcher.alive && !paused;
     },
     lost,
+    onBehind(listener: () => void): void {
+      behind = listener;
+      watcher.onBehind.add(listener);
+    },
     close(options?: LeaveOptions): void {
       watcher.onGone.delete(markLost);
       onPaused.delete(markPaused);
+      if (behind !== null) watcher.onBehind.delete(behind);
       leave(options);
     },
   };

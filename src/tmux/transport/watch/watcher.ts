@@ -48,6 +48,8 @@ export interface Watcher {
   idle: ReturnType<typeof setTimeout> | undefined;
   /** How far behind its panes tmux last said it was (`%extended-output`'s age, ms). */
   behindMs: number;
+  /** Called, once each, when tmux says it held a pane's output {@linkcode BEHIND_MS} or more. */
+  onBehind: Set<() => void>;
   /** When it last read a line (ms since the epoch). */
   lastLine: number;
   /** Looks every second whether tmux owes it lines it does not send (see {@linkcode nudge}). */
@@ -148,6 +150,9 @@ const GRACE_MS = 2000;
 
 /** How long a new watcher may take to answer its first command. */
 const READY_MS = 2000;
+
+/** How long tmux held output for a watcher before the runs it follows are told it fell behind. */
+export const BEHIND_MS = 2000;
 
 /** How far behind a watcher must have fallen, and how long gone quiet, to be nudged. */
 const NUDGE_BEHIND_MS = 2000;
@@ -276,6 +281,11 @@ function handleLine(watcher: Watcher, line: Uint8Array): void {
   if (output !== null) {
     const { pane, data } = output;
     watcher.behindMs = output.age;
+    if (output.age >= BEHIND_MS && watcher.onBehind.size > 0) {
+      const told = [...watcher.onBehind];
+      watcher.onBehind.clear();
+      for (const behind of told) behind();
+    }
     if (!watcher.followed.has(pane)) {
       if (!watcher.paused.has(pane)) pausePane(watcher, pane, true);
       return;
@@ -344,6 +354,7 @@ export async function start(
     ready: null,
     idle: undefined,
     behindMs: 0,
+    onBehind: new Set(),
     lastLine: Date.now(),
     nudger: undefined,
     lineEditor: new Map(),
