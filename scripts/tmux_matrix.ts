@@ -33,6 +33,8 @@ const SUITES = [
   // The styled capture an image is drawn from, and the output stream a recording replays.
   "tests/screenshot_test.ts",
   "tests/recording_test.ts",
+  // Whether a shell started by the server reads yet: what tmux names its foreground program.
+  "tests/ready_test.ts",
 ];
 
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;

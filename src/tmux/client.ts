@@ -21,6 +21,8 @@ import { LOCAL_HOST, type RemoteHost } from "./transport/remote/remote_spec.ts";
 import type { Scope } from "./objects/scope.ts";
 import type { SshOptions } from "./transport/remote/ssh.ts";
 import { TmuxError } from "./errors.ts";
+import { startsShell } from "./shells.ts";
+import { lockKey } from "./transport/spawn/exec.ts";
 import { Recordings, RECORDINGS_MAX_BYTES } from "./record/mod.ts";
 import { createRemoteHosts } from "./transport/remote/remote_hosts.ts";
 import {
@@ -50,6 +52,7 @@ import {
   runSettled,
   type SearchOutputRequest,
   searchRunOutput,
+  shellStarting,
   stopRunner,
   waitForRun,
 } from "./run/mod.ts";
@@ -114,6 +117,12 @@ export interface TmuxClient {
    * before a cursor is taken or keys are typed.
    */
   settled(socket: TmuxSocket, paneId: string): Promise<void>;
+  /**
+   * Notes a pane whose program this server just started (a session, window or split made, a
+   * respawn): when `command` starts a shell, a run there waits within its time while the shell
+   * reads its startup files.
+   */
+  started(socket: TmuxSocket, paneId: string, command: string | null | undefined): void;
   /** Remembers the cursor send_keys or paste_text made as it typed text into a pane. */
   typed(socket: TmuxSocket, paneId: string, cursor: string): void;
   /**
@@ -179,6 +188,9 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     readRunOutput: (request) => readRunOutput(runner, request),
     searchRunOutput: (request) => searchRunOutput(runner, request),
     settled: (socket, paneId) => runSettled(runner, socket, paneId),
+    started: (socket, paneId, command) => {
+      if (startsShell(command)) shellStarting(runner, lockKey(socket, paneId));
+    },
     typed: (socket, paneId, cursor) => rememberTyped(typedCursors, { socket, paneId }, cursor),
     typedCursor: (socket, paneId) => typedCursor(typedCursors, { socket, paneId }),
     answered: (socket, paneId, cursor) => rememberAnswer(unfinished, { socket, paneId }, cursor),

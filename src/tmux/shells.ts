@@ -61,6 +61,19 @@ export function classifyProcess(name: string): ProcessKind {
   return "other";
 }
 
+/**
+ * Whether a pane started with `command` (null: tmux's default, a shell) runs a shell: its program,
+ * past `env` and its settings, is one.
+ */
+export function startsShell(command: string | null | undefined): boolean {
+  if (command == null) return true;
+  const words = command.trim().split(/\s+/);
+  let at = 0;
+  if (programName(words[at] ?? "") === "env") at++;
+  while (at < words.length && (words[at].includes("=") || words[at].startsWith("-"))) at++;
+  return classifyProcess(words[at] ?? "") !== "other";
+}
+
 /** Shells whose line editor switches bracketed paste on while it reads a command line. */
 const BRACKETED_PASTE_SHELLS = new Set([
   "bash",

@@ -18,7 +18,7 @@ export {
   type RunManyRequest,
 } from "./many.ts";
 export { type ResumeRequest, waitForRun } from "./end/mod.ts";
-export { createRunner, type Runner, runSettled, stopRunner } from "./turn/mod.ts";
+export { createRunner, type Runner, runSettled, shellStarting, stopRunner } from "./turn/mod.ts";
 export {
   nothingLeft,
   ordered,

@@ -23,7 +23,7 @@ import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/spawn/waiter.ts";
 import { hostName, lockKey } from "../transport/spawn/exec.ts";
 import { newNonce } from "../names.ts";
-import { linkedSignal } from "../../util/mod.ts";
+import { delay, linkedSignal } from "../../util/mod.ts";
 import { verbatimPasteFlags } from "../version.ts";
 import {
   deleteFetched,
@@ -101,9 +101,15 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
     // The recording of the pane (--record-dir), with the run's marker: once, however many looks.
     let recording: RunRecording | null | undefined;
     for (let look = 1;; look++) {
-      const looked = await lookAtPane(runner, request, { key, deadline });
+      let looked = await lookAtPane(runner, request, { key, deadline });
+      // A shell this server started is waited for while it reads its startup files.
+      while (
+        looked.notTyped !== undefined &&
+        await shellStartingFor(runner, { key, deadline, signal: request.signal })
+      ) looked = await lookAtPane(runner, request, { key, deadline });
       base.shell = looked.shell;
       if (looked.notTyped !== undefined) return notStarted(base, looked.notTyped, elapsed());
+      runner.starting.delete(key);
       const target = { paneId, sessionId: looked.pane.state.session_id };
       if (recording === undefined) {
         recording = await runner.recordings?.start({
@@ -144,6 +150,24 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   } finally {
     release();
   }
+}
+
+/** How often a shell the server started is looked at again while it starts. */
+const STARTING_LOOK_MS = 200;
+
+/**
+ * Whether the pane's shell, one this server started (see `shellStarting`), may still be reading
+ * its startup files, the call's time not yet up: then, a moment later, it is looked at again (a
+ * zsh whose .zshrc runs a program was refused as running it). False once the call cannot wait.
+ */
+async function shellStartingFor(
+  runner: Runner,
+  call: { key: string; deadline: number; signal?: AbortSignal },
+): Promise<boolean> {
+  const until = Math.min(runner.starting.get(call.key) ?? 0, call.deadline - STARTING_LOOK_MS);
+  if (Date.now() >= until) return false;
+  await delay(STARTING_LOOK_MS, { signal: call.signal });
+  return call.signal?.aborted !== true;
 }
 
 /**

@@ -100,14 +100,16 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target }) {
-      return await splitWindow(socket, target, {
+    async run(args, { socket, target, context }) {
+      const made = await splitWindow(socket, target, {
         direction: args.direction,
         size: args.size,
         directory: args.start_directory,
         command: args.command,
         select: args.select,
       });
+      context.tmux.started(socket, made.pane_id, args.command);
+      return made;
     },
   }),
   defineTool({
@@ -224,6 +226,8 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         command: args.command,
         protect: context.config.ownPane,
       });
+      // Without a command tmux starts the pane's own again: most often a shell.
+      context.tmux.started(socket, target, args.command);
       return { pane_id: target, pane_pid: pid };
     },
   }),

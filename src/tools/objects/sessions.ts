@@ -108,9 +108,9 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket }) {
+    async run(args, { socket, context }) {
       checkCreatable(args.name, socket.scope);
-      return await newSession(socket, args.name, {
+      const made = await newSession(socket, args.name, {
         own: socket.scope?.own ?? false,
         width: args.width,
         height: args.height,
@@ -118,6 +118,8 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
         directory: args.start_directory,
         command: args.command,
       });
+      context.tmux.started(socket, made.pane_id, args.command);
+      return made;
     },
   }),
   defineTool({

@@ -92,13 +92,15 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target }) {
-      return await newWindow(socket, target, {
+    async run(args, { socket, target, context }) {
+      const made = await newWindow(socket, target, {
         name: args.name,
         directory: args.start_directory,
         command: args.command,
         select: args.select,
       });
+      context.tmux.started(socket, made.pane_id, args.command);
+      return made;
     },
   }),
   defineTool({

@@ -19,6 +19,8 @@ export {
   rememberFunction,
   type Runner,
   runSettled,
+  SHELL_START_MS,
+  shellStarting,
   stopRunner,
   sweepOrphans,
 } from "./state.ts";

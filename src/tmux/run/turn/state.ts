@@ -60,6 +60,11 @@ export interface Runner {
   stop: AbortController;
   /** The calls in flight, ended when the server stops. */
   inFlight: Set<Promise<unknown>>;
+  /**
+   * Per pane, until when (ms since the epoch) a shell this server started there (a new session,
+   * window or split, a respawn) may still be reading its startup files: a run waits for it.
+   */
+  starting: Map<string, number>;
 }
 
 /** A run whose call was cancelled while its command may still run (see `Runner.cancelled`). */
@@ -89,7 +94,16 @@ export function createRunner(recordings: Recordings | null = null): Runner {
     recordings,
     stop: new AbortController(),
     inFlight: new Set(),
+    starting: new BoundedMap(PANES_REMEMBERED_MAX),
   };
+}
+
+/** How long a shell the server started may take to read its startup files, at most. */
+export const SHELL_START_MS = 30_000;
+
+/** Notes that a shell this server started in the pane may still be starting. */
+export function shellStarting(runner: Runner, key: string): void {
+  runner.starting.set(key, Date.now() + SHELL_START_MS);
 }
 
 /**
