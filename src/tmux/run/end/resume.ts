@@ -4,7 +4,7 @@
  * @module
  */
 
-import { abortable, linkedSignal } from "../../../util/mod.ts";
+import { linkedSignal } from "../../../util/mod.ts";
 import { TmuxError } from "../../errors.ts";
 import type { OutputBudget } from "../../read/text/mod.ts";
 import { waitChannel } from "../../transport/spawn/waiter.ts";
@@ -43,13 +43,7 @@ import {
   SUPERSEDED,
   superseded,
 } from "../base/mod.ts";
-import {
-  channelEnd,
-  parseTrailerValue,
-  STREAM_END_MS,
-  type Trailer,
-  waitForEnd,
-} from "../wait/mod.ts";
+import { channelEnd, parseTrailerValue, type Trailer, waitForEnd } from "../wait/mod.ts";
 import { forgetRun, type PaneCall, type Runner } from "../turn/mod.ts";
 import { inputPrompt, untilProgramWaits } from "../../read/wait/program_turn.ts";
 
@@ -243,15 +237,10 @@ async function waitWhileRunning(run: Collecting): Promise<RunResult | null> {
     request.onProgress,
   );
   const limits = { socket, paneId, timeout: request.timeout, signal };
-  const stored = runner.store.get(request.runId);
   // A run whose line may not have run yet has no command to ask: its shell's editor reads.
   const asks = run.record.pending !== undefined
     ? undefined
-    : (signal: AbortSignal) =>
-      untilProgramWaits(socket, paneId, {
-        signal,
-        lastOutput: stored?.following && stored.seen ? () => stored.seen!.lastOutput : undefined,
-      });
+    : (signal: AbortSignal) => untilProgramWaits(socket, paneId, { signal });
   const outcome = await waitForEnd(channelEnd(waiter.done), limits, {
     started,
     pid: run.record.anchor.pid,
@@ -328,8 +317,8 @@ async function endedResult(run: Collecting): Promise<RunResult> {
 }
 
 /**
- * A recorded run's output: from its log, when this server follows (or followed) its stream,
- * only the lines no result has shown yet; else as the screen shows it, up to `end` (default: the
+ * A recorded run's output: from its log, when this server followed its stream (the rest read
+ * from the screen, see catch_up.ts), only the lines no result has shown yet; else as the screen shows it, up to `end` (default: the
  * cursor now).
  */
 async function runOutput(
@@ -346,9 +335,6 @@ async function runOutput(
   const { runId, call, record, budget } = run;
   const stored = runner.store.get(runId);
   if (stored !== undefined) {
-    if (run.ended && stored.following) {
-      await abortable(stored.following, AbortSignal.timeout(STREAM_END_MS));
-    }
     const screen = stored.screen;
     await catchUp(stored, run.ended ? run.end : undefined);
     const from = stored.shown + 1;

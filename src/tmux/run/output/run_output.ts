@@ -99,9 +99,7 @@ export interface StoredRun {
   stored: number;
   /** Lines of it results have shown so far (the next wait_for_command starts after them). */
   shown: number;
-  /** While the run goes on: resolves when its stream is no longer followed. */
-  following?: Promise<void>;
-  /** Called when the store lets the run go (the stream that fills the log can stop). */
+  /** Called when the store lets the run go (what waits for its end can stop). */
   onDrop?: () => void;
   /** What the stream saw that its lines cannot tell, when the log was filled from one. */
   seen?: {
