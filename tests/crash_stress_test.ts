@@ -173,9 +173,10 @@ Deno.test("the user's own respawn-pane of a printing pane after a watch_pane cal
   await withServer("stdio", options, async (conn, tmux) => {
     const pane = await tmux.newPane();
     for (let round = 1; round <= RESPAWN_ROUNDS; round++) {
-      // The watch goes on after its call, for a pattern and for the program's end.
-      await call(conn, "watch_pane", { pane_id: pane, pattern: "never printed", seconds: 60 });
-      await call(conn, "watch_pane", { pane_id: pane, program_end: true, seconds: 60 });
+      // The watch goes on after its call (past the respawn), for a pattern and for the program's
+      // end; a few seconds, so that rounds never reach a session's 16.
+      await call(conn, "watch_pane", { pane_id: pane, pattern: "never printed", seconds: 4 });
+      await call(conn, "watch_pane", { pane_id: pane, program_end: true, seconds: 4 });
       await respawnFlooding(tmux, pane, `round ${round}`);
     }
   });
