@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import {
   grant,
   panesGranted,
+  plainSocket,
   resolveGrantTarget,
   revoke,
   TmuxError,
@@ -42,15 +43,7 @@ export async function grantCommandLine(verb: "grant" | "revoke", args: string[])
     console.error(GRANT_USAGE);
     return 2;
   }
-  const socket: TmuxSocket = {
-    socketName,
-    tmpdir: null,
-    remote: null,
-    controls: null,
-    watchers: null,
-    scope: null,
-    showActivity: false,
-  };
+  const socket = plainSocket(socketName);
   try {
     console.error(`tmux-mcp: ${await grantAndReadBack(socket, { verb, target })}`);
   } catch (error) {

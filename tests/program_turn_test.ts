@@ -8,7 +8,7 @@ import { type Connection, fullRunResult, textOf, withServer } from "./helpers/mc
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { startSshd } from "./helpers/sshd.ts";
 import { startTmux, until } from "./helpers/tmux.ts";
-import { withCallDeadline } from "../src/tmux/mod.ts";
+import { plainSocket, withCallDeadline } from "../src/tmux/mod.ts";
 import { lookForInputWait } from "../src/tmux/read/wait/input_wait.ts";
 
 type Json = Record<string, unknown>;
@@ -285,15 +285,7 @@ Deno.test("a kernel look ended by its call's deadline leaves no answer in the pa
     await Deno.writeTextFile(`${bin}/ps`, '#!/bin/sh\nsleep 0.5\nexec /bin/ps "$@"\n');
     await Deno.chmod(`${bin}/ps`, 0o755);
     await tmux.run("set-environment", "-g", "PATH", `${bin}:${Deno.env.get("PATH")}`);
-    const socket = {
-      socketName: tmux.socketName,
-      tmpdir: null,
-      remote: null,
-      controls: null,
-      watchers: null,
-      scope: null,
-      showActivity: false,
-    };
+    const socket = plainSocket(tmux.socketName);
     const look = withCallDeadline(
       AbortSignal.timeout(200),
       () => lookForInputWait(socket, tmux.paneId),

@@ -1,6 +1,6 @@
 import { assertEquals } from "../deps.ts";
 import { foreignText } from "../../src/tmux/read/person.ts";
-import type { TmuxSocket } from "../../src/tmux/transport/socket.ts";
+import { plainSocket } from "../../src/tmux/transport/socket.ts";
 import { noteTypedLine, showTypedLines } from "../../src/tmux/read/capture/typed_lines.ts";
 
 Deno.test("foreignText: what a prompt's row says of its command line", () => {
@@ -31,15 +31,7 @@ Deno.test("foreignText: what a prompt's row says of its command line", () => {
 });
 
 Deno.test("showTypedLines: a typed line as its command, wrapped rows kept in place", () => {
-  const socket: TmuxSocket = {
-    socketName: "unit-typed-lines",
-    tmpdir: null,
-    remote: null,
-    controls: null,
-    watchers: null,
-    scope: null,
-    showActivity: false,
-  };
+  const socket = plainSocket("unit-typed-lines");
   const typed = " __tmux_mcp_0123abcd tmux_mcp_0123456789abcdef %9 '' 0 cs 'make test'";
   noteTypedLine(socket, "%9", { typed, shown: "make test" });
   const joined = ["$ " + typed, "ok", "out$ " + typed];

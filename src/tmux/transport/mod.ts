@@ -5,7 +5,7 @@
  * @module
  */
 
-export type { TmuxSocket } from "./socket.ts";
+export { plainSocket, type TmuxSocket } from "./socket.ts";
 export { LOCAL_HOST, parseRemote, type RemoteHost, SOCKET_NAME } from "./remote/mod.ts";
 export type { SshOptions } from "./remote/mod.ts";
 export { hostName, lockKey, type SocketAddress, tmuxVersion } from "./spawn/mod.ts";

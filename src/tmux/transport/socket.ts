@@ -40,3 +40,19 @@ export interface TmuxSocket {
   /** A run shows itself in its pane's title while under way (see objects/activity_mark.ts). */
   readonly showActivity: boolean;
 }
+
+/**
+ * A local tmux server addressed plainly: no control clients, no watchers, no scope, titles left
+ * alone (a command line's, a test's).
+ */
+export function plainSocket(socketName: string | null): TmuxSocket {
+  return {
+    socketName,
+    tmpdir: null,
+    remote: null,
+    controls: null,
+    watchers: null,
+    scope: null,
+    showActivity: false,
+  };
+}

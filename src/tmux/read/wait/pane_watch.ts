@@ -22,7 +22,7 @@ import { captureSince } from "../capture/mod.ts";
 import { compilePatterns, knownPrompt, MatchClock, type SourcePattern } from "../text/mod.ts";
 import { type PaneChange, paneChange } from "./pane_change.ts";
 import { programWaitsNow } from "./program_turn.ts";
-import type { WaitOutcome } from "./wait_text.ts";
+import { firstMatch, type WaitOutcome } from "./wait_text.ts";
 
 /** The longest a watch lasts, in seconds. */
 export const WATCH_MAX_SECONDS = 3600;
@@ -149,9 +149,9 @@ async function looks(
       quiet = !change.moved && since.lines.length === 0 && since.current_line === row;
       row = since.current_line;
       const lines = row === "" ? since.lines : [...since.lines, row];
-      const line = await firstMatch(lines, options.patterns, clock);
-      if (line !== null) {
-        return { outcome: "matched", line: [...line].slice(0, LINE_MAX).join("") };
+      const match = await firstMatch(lines, { stops: [], wanted: options.patterns, clock });
+      if (match !== null) {
+        return { outcome: "matched", line: [...match.line].slice(0, LINE_MAX).join("") };
       }
     }
     if (quiet) {
@@ -169,18 +169,4 @@ function gone(error: unknown): Found {
     return { outcome: "exited", line: null };
   }
   throw error;
-}
-
-/** The first line a pattern matches, within the clock's budget. */
-async function firstMatch(
-  lines: readonly string[],
-  patterns: readonly SourcePattern[],
-  clock: MatchClock,
-): Promise<string | null> {
-  clock.start();
-  for (const line of lines) {
-    if (clock.due()) await clock.pause();
-    if (patterns.some((pattern) => clock.test(pattern, line))) return line;
-  }
-  return null;
 }

@@ -310,7 +310,7 @@ function resultOf(
 }
 
 /** The first line a stop pattern or a wanted one matches (stops first), within the clock's budget. */
-async function firstMatch(
+export async function firstMatch(
   lines: readonly string[],
   patterns: {
     stops: readonly SourcePattern[];

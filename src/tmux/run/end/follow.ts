@@ -11,7 +11,7 @@
 import { abortable, deadline, linkedSignal } from "../../../util/mod.ts";
 import { outsideCall } from "../../call_deadline.ts";
 import type { OutputTap } from "../../transport/watch/watch.ts";
-import { KEEP_MS, logTail } from "../output/mod.ts";
+import { KEEP_MS, readRestFromScreen } from "../output/mod.ts";
 import { forgetQuietRecord } from "./settle.ts";
 import type { RunContext } from "./results.ts";
 import type { PaneCall, Runner } from "../turn/mod.ts";
@@ -129,15 +129,7 @@ function letGo(
   context.output.flush();
   const stored = runner.store.get(runId);
   if (stored === undefined) return;
-  stored.screen = {
-    call: context.call,
-    anchor: context.anchor,
-    typed: context.typed,
-    tail: logTail(stored),
-    missed: false,
-    anchorLost: false,
-    reading: Promise.resolve(),
-  };
+  readRestFromScreen(stored, context);
   const { socket, paneId, names } = context.call;
   if (socket.remote !== null || endWaits >= END_WAITS_MAX) return;
   endWaits++;

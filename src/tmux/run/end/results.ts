@@ -12,10 +12,9 @@ import {
   collectOutput,
   keepLog,
   logExcerpt,
-  logTail,
+  readRestFromScreen,
   RunOutput,
   screenFields,
-  type ScreenPart,
   type StoredRun,
 } from "../output/mod.ts";
 import { releaseClaim } from "../look/mod.ts";
@@ -204,16 +203,7 @@ export async function lostStreamResult(context: RunContext, stream: RunStream): 
     shown: 0,
     owner: context.owner,
   };
-  const screen: ScreenPart = {
-    call,
-    anchor: context.anchor,
-    typed: context.typed,
-    tail: logTail(stored),
-    missed: false,
-    anchorLost: false,
-    reading: Promise.resolve(),
-  };
-  stored.screen = screen;
+  const screen = readRestFromScreen(stored, context);
   await catchUp(stored, trailer.end_position);
   const excerpt = logExcerpt(stored.log, 1, context.request.budget);
   const output = outputFields(excerpt, {

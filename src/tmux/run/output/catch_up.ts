@@ -17,8 +17,28 @@ const TAIL_LINES = 3;
 /** A read of a log's last lines: whole, however long. */
 const TAIL_BUDGET = { maxBytes: 1024 * 1024, maxLines: TAIL_LINES };
 
+/**
+ * Marks a stored run as no longer followed: what it wrote past its log is read from the screen
+ * from now on, going on from the log's last lines. Returns what that reading knows.
+ */
+export function readRestFromScreen(
+  stored: StoredRun,
+  run: Pick<ScreenPart, "call" | "anchor" | "typed">,
+): ScreenPart {
+  stored.screen = {
+    call: run.call,
+    anchor: run.anchor,
+    typed: run.typed,
+    tail: logTail(stored),
+    missed: false,
+    anchorLost: false,
+    reading: Promise.resolve(),
+  };
+  return stored.screen;
+}
+
 /** The last complete lines of a stored run's log, at most {@linkcode TAIL_LINES}. */
-export function logTail(stored: StoredRun): string[] {
+function logTail(stored: StoredRun): string[] {
   const complete = stored.log.lines - (stored.log.endsMidLine ? 1 : 0);
   if (complete === 0) return [];
   const from = Math.max(1, complete - TAIL_LINES + 1);

@@ -6,7 +6,7 @@
  * @module
  */
 
-export { catchUp, logTail } from "./catch_up.ts";
+export { catchUp, readRestFromScreen } from "./catch_up.ts";
 export { collectOutput, screenFields } from "./collect.ts";
 export { EchoScan } from "./echo_scan.ts";
 export { type OutputLog } from "./output_log.ts";
