@@ -4,10 +4,10 @@
 // The run goes on; send_keys answers it, wait_for_command collects it.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
-import { type Connection, fullRunResult, textOf, withServer } from "./helpers/mcp.ts";
+import { type Connection, fullRunResult, startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { startSshd } from "./helpers/sshd.ts";
-import { startTmux, until } from "./helpers/tmux.ts";
+import { commandStarted, startTmux, until } from "./helpers/tmux.ts";
 import { plainSocket, withCallDeadline } from "../src/tmux/mod.ts";
 import { lookForInputWait } from "../src/tmux/read/wait/input_wait.ts";
 
@@ -298,6 +298,41 @@ Deno.test("a kernel look ended by its call's deadline leaves no answer in the pa
       options = await tmux.run("show-options", "-p", "-t", tmux.paneId);
       if (i >= 10 && !options.includes("@tmux_mcp_turn")) break;
     }
+    assert(!options.includes("@tmux_mcp_turn"), options);
+  } finally {
+    await tmux.close();
+    await Deno.remove(bin, { recursive: true });
+  }
+});
+
+Deno.test("a kernel look in flight as the server ends leaves no answer in the pane", async () => {
+  const tmux = await startTmux();
+  const bin = await Deno.makeTempDir({ prefix: "tmux-mcp-slow-ps-" });
+  try {
+    // The look's `ps` takes two seconds: the server ends while a look's script runs, and the
+    // script leaves its answer after.
+    await Deno.writeTextFile(`${bin}/ps`, '#!/bin/sh\nsleep 2\nexec /bin/ps "$@"\n');
+    await Deno.chmod(`${bin}/ps`, 0o755);
+    await tmux.run("set-environment", "-g", "PATH", `${bin}:${Deno.env.get("PATH")}`);
+    const conn = await startServer("stdio", { socketName: tmux.socketName });
+    const pane = await tmux.newPane();
+    const call = conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: pane, command: "cat", timeout: 20 },
+    }).catch(() => null);
+    await until("cat reads", async () => await commandStarted(tmux, pane));
+    // The run looks once its output is quiet; its look's script runs for two seconds.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await conn.close();
+    await call;
+    const scripts = async () => {
+      const { stdout } = await new Deno.Command("/bin/ps", { args: ["-A", "-o", "args="] })
+        .output();
+      return new TextDecoder().decode(stdout).split("\n").filter((row) => row.includes(bin));
+    };
+    assert((await scripts()).length > 0, "no look's script ran as the server ended");
+    await until("the look's script ended", async () => (await scripts()).length === 0);
+    const options = await tmux.run("show-options", "-p", "-t", pane);
     assert(!options.includes("@tmux_mcp_turn"), options);
   } finally {
     await tmux.close();

@@ -9,6 +9,12 @@
  * option the same command prints and removes. Where neither can tell, the answer says so.
  * (`run-shell` would print it to us, but tmux 3.3 and 3.4 show it in the pane's view mode.)
  *
+ * The option never outlives its look: the look sets it to a token of its own first, and the
+ * script writes its answer only while the option still holds that token (one tmux command
+ * checks and writes). A look that did not finish takes its token back; the orphan guard takes
+ * this process's option back when the process ends (see objects/taken_back.ts). A script that
+ * ends later finds no token and writes nothing.
+ *
  * @module
  */
 
@@ -16,6 +22,7 @@ import { lockKey, spawnRun } from "../../transport/spawn/exec.ts";
 import { THEN } from "../../transport/spawn/command_line.ts";
 import { NAME_PREFIX, newNonce, NONCE_BYTES } from "../../names.ts";
 import { outsideCall } from "../../call_deadline.ts";
+import { takenBackWhenGone } from "../../objects/taken_back.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
 
 /** What the kernel tells of a foreground group. */
@@ -42,11 +49,13 @@ export interface InputWait extends Told {
 }
 
 /**
- * The pane options a look's answer passes through: one a look (`@tmux_mcp_turn_<nonce>`), so
- * looks at one pane from two server processes never read or remove each other's.
+ * The pane option a look's answer passes through: one a server process
+ * (`@tmux_mcp_turn_<nonce>`), so looks at one pane from two processes never read or remove each
+ * other's; one look at a time a pane within a process (see {@linkcode lookForInputWait}).
  */
 const OPTION_PREFIX = `@${NAME_PREFIX}turn_`;
 const OPTION = new RegExp(`^${OPTION_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}$`);
+const OUR_OPTION = `${OPTION_PREFIX}${newNonce()}`;
 
 /** Whether a pane option's name is a look's (one a look that did not finish left, when found). */
 export function isLookOption(name: string): boolean {
@@ -82,9 +91,16 @@ const SCRIPT_BODY =
   'else r="ps $m;$(ps -o pid= -o pgid= -o tpgid= -o stat= -o wchan= -t ${t####/dev/} 2>/dev/null ' +
   `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; `;
 
-/** The script of one look, which leaves its answer in `option`. */
-function scriptOf(option: string): string {
-  return `${SCRIPT_BODY}command tmux -S #{q:socket_path} set-option -p -t #{pane_id} ${option} "$r"`;
+/**
+ * The script of one look, which leaves its answer in our option, after the look's token, if the
+ * option still holds the token. An answer with a quote in it (none the script builds) is dropped:
+ * the answer is quoted for tmux's parser.
+ */
+function scriptOf(token: string): string {
+  const holds = `##{==:##{${OUR_OPTION}},${token}}`;
+  return `${SCRIPT_BODY}case $r in *"'"*) r= ;; esac; ` +
+    `command tmux -S #{q:socket_path} if-shell -F -t #{pane_id} '${holds}' ` +
+    `"set-option -p -t #{pane_id} ${OUR_OPTION} '${token} $r'"`;
 }
 
 /** The longest answer read. */
@@ -201,20 +217,24 @@ export function lookForInputWait(socket: TmuxSocket, paneId: string): Promise<In
 }
 
 /**
- * When a look did not finish (its call's deadline ended it, tmux stalled), its script may still
- * leave its answer behind, as late as its `ps` takes: removed 1, 3, 10 and 30 s later, whatever
- * the call does.
+ * When a look did not finish (its call's deadline ended it, tmux stalled), its token is taken
+ * back 0, 1, 3, 10 and 30 s later, whatever the call does (the look's own command may reach tmux
+ * late), with the answer its script wrote meanwhile; a later look's token stays.
  */
-const REMOVE_AFTER_MS = [1000, 3000, 10_000, 30_000];
+const REMOVE_AFTER_MS = [0, 1000, 3000, 10_000, 30_000];
 
-function removeLater(socket: TmuxSocket, paneId: string, option: string): void {
+function removeLater(socket: TmuxSocket, paneId: string, token: string): void {
+  const ours = `#{m:${token}*,#{${OUR_OPTION}}}`;
   outsideCall(async () => {
     let waited = 0;
     for (const ms of REMOVE_AFTER_MS) {
       // Not a reason for the process to stay up at its end.
       await new Promise((resolve) => Deno.unrefTimer(setTimeout(resolve, ms - waited)));
       waited = ms;
-      await spawnRun(socket, ["set-option", "-p", "-u", "-t", paneId, option]).catch(() => {});
+      await spawnRun(socket, [
+        ...["if-shell", "-F", "-t", paneId, ours],
+        `set-option -p -u -t ${paneId} ${OUR_OPTION}`,
+      ]).catch(() => {});
     }
   });
 }
@@ -223,20 +243,36 @@ function removeLater(socket: TmuxSocket, paneId: string, option: string): void {
 const POSITION = "#{cursor_x},#{cursor_y},#{history_size},#{alternate_on}";
 
 async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> {
-  const option = `${OPTION_PREFIX}${newNonce()}`;
+  const token = newNonce();
+  // Once a pane: taken back when this process ends, however it ends (a local tmux's guard).
+  await takenBackWhenGone(socket, {
+    object: paneId,
+    kind: "look",
+    undo: ["set-option", "-p", "-u", "-t", paneId, OUR_OPTION],
+  });
   let answer: string;
   try {
     answer = await spawnRun(socket, [
-      ...["if-shell", "-t", paneId, scriptOf(option), `show-options -p -v -t ${paneId} ${option}`],
-      ...[THEN, "set-option", "-p", "-u", "-t", paneId, option, THEN],
+      ...["set-option", "-p", "-t", paneId, OUR_OPTION, token, THEN],
+      ...[
+        "if-shell",
+        "-t",
+        paneId,
+        scriptOf(token),
+        `show-options -p -v -t ${paneId} ${OUR_OPTION}`,
+      ],
+      ...[THEN, "set-option", "-p", "-u", "-t", paneId, OUR_OPTION, THEN],
       ...["display-message", "-p", "-t", paneId, POSITION],
     ]);
   } catch (error) {
-    removeLater(socket, paneId, option);
+    removeLater(socket, paneId, token);
     throw error;
   }
   const lines = answer.split("\n").filter((line) => line !== "");
   const position = lines.at(-1) ?? "";
-  const told = lines.length >= 2 ? parseInputWait(lines.slice(0, -1).join("\n")) : UNTOLD;
+  const written = lines.slice(0, -1).join("\n");
+  const told = written.startsWith(`${token} `)
+    ? parseInputWait(written.slice(token.length + 1))
+    : UNTOLD;
   return { ...told, position, alternate: position.endsWith(",1") };
 }
