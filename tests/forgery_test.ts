@@ -5,6 +5,7 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, startServer, textOf, withServer } from "./helpers/mcp.ts";
+import { testNeeding } from "./helpers/prerequisites.ts";
 import { commandRunning, startTmux, until } from "./helpers/tmux.ts";
 
 type Json = Record<string, unknown>;
@@ -167,6 +168,53 @@ Deno.test("two server processes on one pane never type into each other's run", a
     await tmux.close();
   }
 });
+
+for (const shell of ["bash", "zsh", "fish"]) {
+  testNeeding(
+    [shell],
+    `two server processes, 20 pairs of calls at once into one ${shell} pane: each exact or refused`,
+    async () => {
+      const tmux = await startTmux();
+      const servers = [
+        await startServer("stdio", { socketName: tmux.socketName }),
+        await startServer("stdio", { socketName: tmux.socketName }),
+      ];
+      try {
+        const pane = await tmux.newPane(`env PS1='$ ' ${shell}`);
+        await until(
+          "the shell's prompt",
+          async () =>
+            /[$#>] *$/.test(
+              await tmux.run("capture-pane", "-p", "-t", pane).then((screen) => screen.trimEnd()),
+            ),
+        );
+        const calls = Array.from({ length: 20 }, (_, i) =>
+          servers.map((conn, j) => {
+            const word = `${"AB"[j]}${i}`;
+            const args = { pane_id: pane, command: `echo ${word}`, timeout: 20 };
+            return answered(conn, word, call(conn, "run_command", args), 60)
+              .then((result) => ({ word, result }));
+          })).flat();
+        let ran = 0;
+        for (const { word, result } of await Promise.all(calls)) {
+          const out = result.structuredContent as Json;
+          if (out.started === false) {
+            assertMatch(String(out.not_started_reason), /still running/, textOf(result));
+          } else if (out.timed_out === true) {
+            assertMatch(String(out.run_id), /\./, textOf(result));
+          } else {
+            ran++;
+            assertEquals([out.exit_status, out.output], [0, [word]], textOf(result));
+          }
+        }
+        assert(ran >= 20, `only ${ran} of 40 calls ran`);
+      } finally {
+        for (const conn of servers) await conn.close();
+        await tmux.close();
+      }
+    },
+  );
+}
 
 Deno.test("a run record rewritten in the pane is refused, never trusted", async () => {
   await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {

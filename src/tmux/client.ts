@@ -52,6 +52,8 @@ import {
   runSettled,
   type SearchOutputRequest,
   searchRunOutput,
+  shellReady,
+  type ShellReadyOptions,
   shellStarting,
   stopRunner,
   waitForRun,
@@ -123,6 +125,11 @@ export interface TmuxClient {
    * reads its startup files.
    */
   started(socket: TmuxSocket, paneId: string, command: string | null | undefined): void;
+  /**
+   * Whether the pane's shell reads: a shell {@linkcode started} may still be reading its startup
+   * files, and is waited for until the deadline (false: it came first).
+   */
+  shellReady(socket: TmuxSocket, paneId: string, options: ShellReadyOptions): Promise<boolean>;
   /** Remembers the cursor send_keys or paste_text made as it typed text into a pane. */
   typed(socket: TmuxSocket, paneId: string, cursor: string): void;
   /**
@@ -191,6 +198,7 @@ export function createTmuxClient(options: TmuxClientOptions = {}): TmuxClient {
     started: (socket, paneId, command) => {
       if (startsShell(command)) shellStarting(runner, lockKey(socket, paneId));
     },
+    shellReady: (socket, paneId, options) => shellReady(runner, { socket, paneId }, options),
     typed: (socket, paneId, cursor) => rememberTyped(typedCursors, { socket, paneId }, cursor),
     typedCursor: (socket, paneId) => typedCursor(typedCursors, { socket, paneId }),
     answered: (socket, paneId, cursor) => rememberAnswer(unfinished, { socket, paneId }, cursor),

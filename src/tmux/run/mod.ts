@@ -18,7 +18,15 @@ export {
   type RunManyRequest,
 } from "./many.ts";
 export { type ResumeRequest, waitForRun } from "./end/mod.ts";
-export { createRunner, type Runner, runSettled, shellStarting, stopRunner } from "./turn/mod.ts";
+export {
+  createRunner,
+  type Runner,
+  runSettled,
+  shellReady,
+  type ShellReadyOptions,
+  shellStarting,
+  stopRunner,
+} from "./turn/mod.ts";
 export {
   nothingLeft,
   ordered,

@@ -49,6 +49,7 @@ export {
   sessionSpecShape,
   socketNameSchema,
   timeoutSchema,
+  waitReadySchema,
   windowIdSchema,
 } from "./schemas.ts";
 export { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";

@@ -81,7 +81,20 @@ export const createdOutput = {
   session_name: z.string().describe("the session's name"),
   window_id: z.string().describe("the new (or containing) window, like @2"),
   pane_id: z.string().describe("the new pane, like %3: pass it to run_command, send_keys..."),
+  ready: z.boolean().optional().describe(
+    "with wait_ready: its shell reads (false: still starting)",
+  ),
 };
+
+/**
+ * How long a verb that starts a shell waits for it to read. Not by default: a heavy startup file
+ * takes seconds, and the calls that type into the pane wait for it anyway.
+ */
+export const waitReadySchema: ZodOptional<ZodNumber> = z.number().min(0).max(60).optional()
+  .describe(
+    "seconds to wait for a new shell to read its startup files (default: none; run_command, " +
+      "send_keys and paste_text wait for it)",
+  );
 
 /** Seconds to wait, clamped by the server. */
 export const timeoutSchema: ZodDefault<ZodNumber> = z.number().positive().default(30).describe(

@@ -35,7 +35,9 @@ import {
   rowsSchema,
   sessionSpecShape,
   socketNameSchema,
+  waitReadySchema,
 } from "../define/mod.ts";
+import { startedIn } from "./started.ts";
 
 const paneSchema = objectSchema(PANE_FIELDS).extend({
   agent_granted: z.boolean().describe(
@@ -96,11 +98,12 @@ export const PANE_TOOLS: AnyToolSpec[] = [
       start_directory: directorySchema,
       command: commandSchema,
       select: z.boolean().default(false).describe("make it active"),
+      wait_ready: waitReadySchema,
     },
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target, context, extra }) {
       const made = await splitWindow(socket, target, {
         direction: args.direction,
         size: args.size,
@@ -108,8 +111,12 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         command: args.command,
         select: args.select,
       });
-      context.tmux.started(socket, made.pane_id, args.command);
-      return made;
+      const signal = extra.signal;
+      const start = { command: args.command, waitReady: args.wait_ready };
+      return {
+        ...made,
+        ...await startedIn(context, { socket, paneId: made.pane_id, signal }, start),
+      };
     },
   }),
   defineTool({
@@ -213,13 +220,15 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         "working directory (default: the pane's)",
       ),
       kill: z.boolean().default(false).describe("restart a live pane, ending what runs in it"),
+      wait_ready: waitReadySchema,
     },
     output: {
       pane_id: paneIdOutput,
       pane_pid: z.number().int().describe("the new program's process id"),
+      ready: createdOutput.ready,
     },
     openWorld: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target, context, extra }) {
       const pid = await respawnPane(socket, target, {
         kill: args.kill,
         directory: args.start_directory,
@@ -227,8 +236,13 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         protect: context.config.ownPane,
       });
       // Without a command tmux starts the pane's own again: most often a shell.
-      context.tmux.started(socket, target, args.command);
-      return { pane_id: target, pane_pid: pid };
+      const start = { command: args.command, waitReady: args.wait_ready };
+      const ready = await startedIn(
+        context,
+        { socket, paneId: target, signal: extra.signal },
+        start,
+      );
+      return { pane_id: target, pane_pid: pid, ...ready };
     },
   }),
   defineTool({

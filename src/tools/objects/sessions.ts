@@ -30,7 +30,9 @@ import {
   sessionIdSchema,
   sessionSpecShape,
   socketNameSchema,
+  waitReadySchema,
 } from "../define/mod.ts";
+import { startedIn } from "./started.ts";
 import { checkCreatable } from "../guards/mod.ts";
 
 const sessionSchema = objectSchema(SESSION_FIELDS);
@@ -104,11 +106,12 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
       ),
       command: commandSchema,
       socket_name: socketNameSchema,
+      wait_ready: waitReadySchema,
     },
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, context }) {
+    async run(args, { socket, context, extra }) {
       checkCreatable(args.name, socket.scope);
       const made = await newSession(socket, args.name, {
         own: socket.scope?.own ?? false,
@@ -118,8 +121,12 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
         directory: args.start_directory,
         command: args.command,
       });
-      context.tmux.started(socket, made.pane_id, args.command);
-      return made;
+      const signal = extra.signal;
+      const start = { command: args.command, waitReady: args.wait_ready };
+      return {
+        ...made,
+        ...await startedIn(context, { socket, paneId: made.pane_id, signal }, start),
+      };
     },
   }),
   defineTool({

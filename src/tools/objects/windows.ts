@@ -33,8 +33,10 @@ import {
   rowsSchema,
   sessionSpecShape,
   socketNameSchema,
+  waitReadySchema,
   windowIdSchema,
 } from "../define/mod.ts";
+import { startedIn } from "./started.ts";
 
 const windowSchema = objectSchema(WINDOW_FIELDS);
 const paneSchema = objectSchema(PANE_FIELDS);
@@ -88,19 +90,24 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
       start_directory: directorySchema,
       command: commandSchema,
       select: z.boolean().default(false).describe("make it current"),
+      wait_ready: waitReadySchema,
     },
     output: createdOutput,
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target, context, extra }) {
       const made = await newWindow(socket, target, {
         name: args.name,
         directory: args.start_directory,
         command: args.command,
         select: args.select,
       });
-      context.tmux.started(socket, made.pane_id, args.command);
-      return made;
+      const signal = extra.signal;
+      const start = { command: args.command, waitReady: args.wait_ready };
+      return {
+        ...made,
+        ...await startedIn(context, { socket, paneId: made.pane_id, signal }, start),
+      };
     },
   }),
   defineTool({

@@ -12,6 +12,8 @@ import {
   type PersonPolicy,
   runOfMark,
   sendKeys,
+  TmuxError,
+  type TmuxSocket,
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
@@ -19,6 +21,7 @@ import {
   ifPersonTypingSchema,
   paneIdOutput,
   paneSpecShape,
+  type ToolContext,
 } from "../define/mod.ts";
 import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
 
@@ -47,6 +50,26 @@ const PERSON_WAIT_S = 10;
 /** What a typing call does when a person may be typing there. */
 function personGuard(policy: PersonPolicy, timeout = PERSON_WAIT_S): PersonGuard {
   return { policy, deadline: Date.now() + timeout * 1000 };
+}
+
+/**
+ * Waits, up to `seconds`, for a shell this server just started in the pane to read its line
+ * (its startup files run first: keys typed meanwhile were echoed above its prompt, and a paste
+ * ran as typed commands); refuses, typing nothing, when it still does not.
+ */
+async function whenShellReads(
+  context: ToolContext,
+  target: { socket: TmuxSocket; paneId: string; signal: AbortSignal },
+  seconds: number,
+): Promise<void> {
+  const { socket, paneId, signal } = target;
+  const deadline = Date.now() + seconds * 1000;
+  if (await context.tmux.shellReady(socket, paneId, { deadline, signal })) return;
+  throw new TmuxError(
+    "pane_busy",
+    `pane ${paneId}: the shell this server started there still reads its startup files after ` +
+      `${seconds} s; nothing was typed`,
+  );
 }
 
 /** The input tools. */
@@ -89,6 +112,8 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     async run(args, { socket, target, context, extra }) {
       const text = args.text ?? null;
       await context.tmux.settled(socket, target);
+      const seconds = args.wait?.timeout ?? PERSON_WAIT_S;
+      await whenShellReads(context, { socket, paneId: target, signal: extra.signal }, seconds);
       const typed = await sendKeys(socket, target, {
         ...args,
         text,
@@ -156,7 +181,12 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     },
     openWorld: true,
     destructive: true,
-    async run(args, { socket, target, context }) {
+    async run(args, { socket, target, context, extra }) {
+      await whenShellReads(
+        context,
+        { socket, paneId: target, signal: extra.signal },
+        PERSON_WAIT_S,
+      );
       const typed = await pasteText(socket, target, {
         ...args,
         person: personGuard(args.if_person_typing),

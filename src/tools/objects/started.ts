@@ -1,0 +1,33 @@
+/**
+ * What the verbs that start a program in a pane (create_session, create_window, split_window,
+ * respawn_pane) share: the server notes the start, and waits for a new shell to read when the
+ * call asks (`wait_ready`).
+ *
+ * @module
+ */
+
+import type { TmuxSocket } from "../../tmux/mod.ts";
+import type { ToolContext } from "../define/mod.ts";
+
+/** The pane a verb started a program in, and the call's signal. */
+export interface StartedPane {
+  socket: TmuxSocket;
+  paneId: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Notes that `command` (null: tmux's default, a shell) started in the pane, then, with
+ * `waitReady` seconds, waits for its shell to read: `ready` says whether it did in time.
+ */
+export async function startedIn(
+  context: ToolContext,
+  pane: StartedPane,
+  start: { command: string | null | undefined; waitReady: number | undefined },
+): Promise<{ ready?: boolean }> {
+  const { socket, paneId, signal } = pane;
+  context.tmux.started(socket, paneId, start.command);
+  if (start.waitReady === undefined) return {};
+  const deadline = Date.now() + start.waitReady * 1000;
+  return { ready: await context.tmux.shellReady(socket, paneId, { deadline, signal }) };
+}
