@@ -11,8 +11,11 @@ import type { ToolContext } from "../define/mod.ts";
 
 /** The pane a verb started a program in, and the call's signal. */
 export interface StartedPane {
+  /** The tmux server. */
   socket: TmuxSocket;
+  /** The pane the program started in. */
   paneId: string;
+  /** The call's signal: a wait for the shell ends with it. */
   signal: AbortSignal;
 }
 
