@@ -1,16 +1,16 @@
-// What a pane shows of a call: the first run_command in a shell types at most three rows at 80
-// columns (the run function is fetched by a short checked line, not typed whole), and never the
-// tmux socket's path.
+// What a pane shows of a call: the first run_command in a shell leaves the one row a later call
+// types at 80 columns (the run function is fetched by a short checked line, not typed whole, and
+// the call's line drawn over it), and never the tmux socket's path.
 
 import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { withServer } from "./helpers/mcp.ts";
 import { needs } from "./helpers/prerequisites.ts";
-import { waitForPrompt } from "./helpers/tmux.ts";
+import { until, waitForPrompt } from "./helpers/tmux.ts";
 
 for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
   const program = shell.split(" ")[0];
-  const test = `a first call in ${program} types at most three rows, no socket path`;
+  const test = `a first call in ${program} leaves one typed row, no socket path`;
   Deno.test({
     name: test,
     ...needs(test, program),
@@ -29,7 +29,8 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
         // PROMPT_SP does when the window is resized) to the command's output.
         const first = rows.findIndex((row) => row.includes("__tm"));
         const typed = rows.slice(first, rows.indexOf("hi"));
-        assert(typed.length <= 3, `${typed.length} rows typed:\n${typed.join("\n")}`);
+        assertEquals(typed.length, 1, `${typed.length} rows typed:\n${typed.join("\n")}`);
+        assert(typed[0].startsWith("$  __tmux_mcp_"), typed[0]);
         const socket = (await tmux.run("display-message", "-p", "#{socket_path}")).trim();
         assert(!rows.join("").includes(socket), "the socket path was typed");
         // The buffer the function was fetched from went with the call, and the variable the
@@ -44,6 +45,43 @@ for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
     },
   });
 }
+
+Deno.test("a first call at a full screen's last row, or timed out, reads its output exactly", async () => {
+  await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
+    const pane = await tmux.newPane("env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile");
+    await tmux.run("resize-window", "-t", pane, "-x", "80", "-y", "24");
+    await waitForPrompt(tmux.socketName, pane);
+    // The prompt on the last row: the fetching line scrolls the screen as it is typed.
+    await tmux.run("send-keys", "-t", pane, "seq 1 40", "Enter");
+    await until(
+      "the prompt at the last row",
+      async () =>
+        (await tmux.run("display-message", "-p", "-t", pane, "#{cursor_y}")).trim() === "23",
+    );
+    const timedOut = await conn.client.callTool({
+      name: "run_command",
+      arguments: { pane_id: pane, command: "sleep 1;echo ok", timeout: 0.5 },
+    }) as CallToolResult;
+    const runId = (timedOut.structuredContent as { run_id: string }).run_id;
+    const rest = await conn.client.callTool({
+      name: "wait_for_command",
+      arguments: { run_id: runId, timeout: 10 },
+    }) as CallToolResult;
+    const out = rest.structuredContent as { exit_status: number; output: string[] };
+    assertEquals([out.exit_status, out.output], [0, ["ok"]], JSON.stringify(out));
+    const rows = (await tmux.run("capture-pane", "-p", "-t", pane)).trimEnd().split("\n");
+    const typed = rows.findIndex((row) => row.includes("__tm"));
+    assertEquals(rows.slice(typed), [rows[typed], "ok", "$"], rows.join("\n"));
+    assertEquals(rows[typed - 1], "40", "a row of the screen went with the fetching line");
+    const next = await conn.client.callTool({
+      name: "capture_pane",
+      arguments: { pane_id: pane },
+    }) as CallToolResult;
+    const lines = (next.structuredContent as { lines: string[] }).lines;
+    assertEquals(lines.slice(-3), ["$ sleep 1;echo ok", "ok", "$ "]);
+    await assertNoLeftovers(tmux, conn.serverPid);
+  });
+});
 
 for (const shell of ["bash --norc --noprofile", "zsh -f", "dash"]) {
   const program = shell.split(" ")[0];

@@ -301,12 +301,17 @@ Deno.test("a short command adds its typed line, its output and the next prompt: 
     const pane = await tmux.newPane();
     await tmux.run("resize-window", "-t", pane, "-x", "80", "-y", "24");
     // The first call in a shell gives it the run function, fetched from a buffer by a short line
-    // that checks it (see footprint_test.ts); later ones just call it.
+    // that checks it, and draws its call's line over that line (see footprint_test.ts); later
+    // ones just call it.
     assertEquals((await run(conn, { command: "echo first", pane_id: pane })).output, ["first"]);
     const rows = async () =>
       (await tmux.run("capture-pane", "-p", "-t", pane, "-S", "-")).trimEnd().split("\n");
     const before = await rows();
-    assert(before.join("").includes("show-buffer"), "the first call fetched the definition");
+    assert(!before.join("").includes("show-buffer"), "the fetching line stayed");
+    assertMatch(
+      before.at(-3)!,
+      /^\$ +__tmux_mcp_[0-9a-f]{8} tmux_mcp_[0-9a-f]{16} %\d+ '' 0 cs 'echo first'$/,
+    );
     assertEquals((await run(conn, { command: "echo hi", pane_id: pane })).output, ["hi"]);
     await until("the next prompt", async () => (await rows()).at(-1) === "$");
     const added = (await rows()).slice(before.length - 1);

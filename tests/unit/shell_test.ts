@@ -71,20 +71,42 @@ Deno.test("the typed line calls the run function, defined inline the first time"
     source: { sha256: digest },
   });
   assert(first.startsWith(`${run.definition}; `), "the definition is typed, not fetched");
-  const fetched = buildTypedLine({
+  // A first call fetches the definition and the call, checked, and draws the call's line, as a
+  // later call types it, over the fetching one.
+  const later = buildTypedLine({
     ...common,
-    define: await fetchOf(run),
+    define: "none",
     panePath: "",
     source: { inline: "echo hi" },
   });
-  assert(fetched.length < 240, `${fetched.length} characters`);
+  const firstCall = {
+    channel: names.channel,
+    paneId: "%7",
+    at: { x: 2, y: 0, history: 0 },
+    line: later,
+  };
+  const fetch = await fetchOf(run, firstCall);
+  const fetched = buildTypedLine({
+    ...common,
+    define: fetch,
+    panePath: "",
+    source: { inline: "echo hi" },
+  });
+  assert(fetched.length < 200, `${fetched.length} characters`);
   assert(!fetched.includes("/tmp/tmux-0"), "the socket path is typed");
-  assert(fetched.includes(`eval "$__tm";${run.name} `), "the call comes after the check");
-  // The fetched text deletes its own buffer; a fetch is a buffer of its own each time.
-  const fetch = await fetchOf(run);
+  assert(fetched.includes(`eval "$__tm";;`), "the fetched text is evaluated after the check");
+  assert(fetched.includes(names.channel), "the typed line names the run (bash's history)");
+  assert(!fetched.includes("echo hi"), "the call is fetched, checked, not typed");
+  // The fetched text deletes its own buffer, draws the call's line, then calls.
   assert(fetch.text.startsWith(`${run.definition}; `));
-  assert(fetch.text.endsWith(`delete-buffer -b ${fetch.buffer} 2>/dev/null`));
-  assert(fetch.buffer !== (await fetchOf(run)).buffer);
+  assert(fetch.text.includes(`delete-buffer -b ${fetch.buffer} 2>/dev/null; `));
+  assert(fetch.text.includes(`printf '%s\\r\\n' ${shellQuote(later)}`), fetch.text);
+  assert(fetch.text.endsWith(`; ${later.trimStart()}`));
+  const other = await fetchOf(run, {
+    ...firstCall,
+    channel: callNames("fedcba9876543210").channel,
+  });
+  assert(fetch.buffer !== other.buffer);
   // Its echo never reads as the shell's "not found": the message is built as the line runs.
   assert(!fetched.includes(`${run.name}: not found`));
   assert(!first.includes("é"));

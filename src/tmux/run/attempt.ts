@@ -47,6 +47,11 @@ export interface Line {
   call: PaneCall;
   /** The line as typed. */
   typed: string;
+  /**
+   * The line as the screen shows it once the shell ran it: a fetching line's place is taken by
+   * the call later calls type (see `Redraw`); else as typed.
+   */
+  onScreen: string;
   /** The running mark the line claims the pane with. */
   mark: string;
   /** The command is typed in the line (not sent through its buffer, by its hash). */

@@ -264,6 +264,7 @@ async function typeFirst(
   try {
     claimed = await typeLine(line.call, {
       typed: line.typed,
+      onScreen: line.onScreen,
       shown: shownCommand(request.command),
       pasteFlags: attempt.pasteFlags,
       mark: line.mark,
@@ -277,7 +278,7 @@ async function typeFirst(
       // Cancelled as the line was typed: tmux may have run the command, claim and all.
       const { runner, pane } = attempt;
       const owner = request.owner ?? null;
-      const { call, typed, mark } = line;
+      const { call, onScreen: typed, mark } = line;
       const recorded = line.record !== null;
       const run = {
         runner,
@@ -314,7 +315,7 @@ function contextOf(attempt: Attempt, line: Line, recordedLate: boolean): RunCont
     sessionId: attempt.pane.state.session_id,
     started: attempt.started,
     anchor: attempt.pane.anchor,
-    typed: line.typed,
+    typed: line.onScreen,
     mark: line.mark,
     output: attempt.output,
     stream: attempt.tap === null ? null : attempt.stream,

@@ -106,7 +106,7 @@ export function recordWhenBehind(attempt: Attempt, line: Line): void {
     if (attempt.context !== null) return;
     const { socket, paneId, names } = line.call;
     attempt.lateRecord = runTmux(socket, [
-      ...["set-option", "-p", "-t", paneId, names.quietRecord, recordValue(attempt, line.typed)],
+      ...["set-option", "-p", "-t", paneId, names.quietRecord, recordValue(attempt, line.onScreen)],
     ]).then(() => true, () => false);
   });
 }
@@ -133,24 +133,41 @@ export async function firstLine(attempt: Attempt): Promise<Line> {
     const typed = launched.typed;
     const buffered = launched.script;
     const record = recordOf(attempt, typed);
-    return { call, typed, mark, inline: false, launched, fetch: null, buffered, record };
+    return {
+      call,
+      typed,
+      onScreen: typed,
+      mark,
+      inline: false,
+      launched,
+      fetch: null,
+      buffered,
+      record,
+    };
   }
   const inline = isInlineSafe(request.command);
   const needs = runner.functions.get(key) !== attempt.functionMark;
-  const fetch = needs && tap !== null && reads ? await fetchOf(attempt.run) : null;
-  const typed = await posixLine(attempt, fetch ?? (needs ? "typed" : "none"), inline);
+  // The line a later call types: the fetched text draws it in place of the fetching line.
+  const later = await posixLine(attempt, "none", inline);
+  const fetch = needs && tap !== null && reads
+    ? await fetchOf(attempt.run, { channel: names.channel, paneId, at: pane.anchor, line: later })
+    : null;
+  const typed = fetch === null && !needs
+    ? later
+    : await posixLine(attempt, fetch ?? "typed", inline);
   // The command goes to the call's buffer unless typed inline.
   const buffered = inline ? null : request.command;
   const call = { socket, paneId, names };
   return {
     call,
     typed,
+    onScreen: fetch === null ? typed : later,
     mark,
     inline,
     launched: null,
     fetch,
     buffered,
-    record: recordOf(attempt, typed),
+    record: recordOf(attempt, fetch === null ? typed : later),
   };
 }
 
@@ -174,7 +191,8 @@ export async function retyped(
   }
   if (unread()?.lacksFunction) {
     // A shell started in the pane since the function was defined: the line again, with it.
-    line = attempt.line = { ...line, typed: await posixLine(attempt, "typed", line.inline) };
+    const typed = await posixLine(attempt, "typed", line.inline);
+    line = attempt.line = { ...line, typed, onScreen: typed };
     attempt.stream = new RunStream(names, output, attempt.run.name);
     attempt.stream.typing(line.typed, attempt.typing);
     await pasteLine(line.call, {
@@ -191,7 +209,14 @@ export async function retyped(
     const launched = await launcherOf(attempt, pane.shell.shell, pane.bootstrap);
     const call = { ...line.call, names: { ...names, commandBuffer: launched.buffer } };
     const typed = launched.typed;
-    line = attempt.line = { ...line, call, typed, launched, buffered: launched.script };
+    line = attempt.line = {
+      ...line,
+      call,
+      typed,
+      onScreen: typed,
+      launched,
+      buffered: launched.script,
+    };
     attempt.stream = new RunStream(names, output, null);
     attempt.stream.typing(typed, attempt.typing);
     attempt.stream.expectRefusals(launched.refusals);

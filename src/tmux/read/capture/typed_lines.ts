@@ -71,7 +71,9 @@ export function showTypedLines(
       if (found === undefined) continue;
       out ??= [...lines];
       const at = text.indexOf(found.typed);
-      out[i] = text.slice(0, at) + found.shown + text.slice(at + found.typed.length);
+      // A row the line was drawn over keeps the cells it cleared (tmux keeps them for -J).
+      const after = text.slice(at + found.typed.length);
+      out[i] = text.slice(0, at) + found.shown + (after.trim() === "" ? "" : after);
       for (let row = i + 1; row < i + used; row++) out[row] = "";
       i += used - 1;
       break;

@@ -78,8 +78,13 @@ function typedEnd(lines: readonly string[], from: number, typed: string): TypedE
   for (let i = from; i <= last; i++) {
     joined += lines[i];
     const at = joined.indexOf(typed);
-    if (at >= 0) return { next: i + 1, glued: joined.slice(at + typed.length) };
-    if (joined.length > typed.length * 2 + 1024) break;
+    if (at < 0) {
+      if (joined.length > typed.length * 2 + 1024) break;
+      continue;
+    }
+    // Blanks after it are cells a line drawn over a longer one cleared (see `FirstCall`).
+    const glued = joined.slice(at + typed.length);
+    return { next: i + 1, glued: glued.trim() === "" ? "" : glued };
   }
   return null;
 }

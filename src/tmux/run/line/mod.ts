@@ -18,6 +18,7 @@ export {
   commandDigest,
   type Fetch,
   fetchOf,
+  type FirstCall,
   type RunFunction,
   runFunction,
   type TypedLineOptions,

@@ -31,9 +31,26 @@ export interface RunFunction {
   definition: string;
   /**
    * What a first call sets in its own buffer for its line to fetch: the definition, then the
-   * deletion of that buffer (the shell that evaluates it leaves nothing behind).
+   * deletion of that buffer (the shell that evaluates it leaves nothing behind), then the call,
+   * drawn as a later call's line in place of the fetching one (see {@linkcode FirstCall}).
    */
-  fetchable(buffer: string): string;
+  fetchable(buffer: string, call: FirstCall): string;
+}
+
+/**
+ * A first call, which the fetched text makes: its line, as later calls type it, is drawn where
+ * the fetching line's echo starts (so a first call leaves the rows a later one does: one where
+ * the command fits, not three), then run.
+ */
+export interface FirstCall {
+  /** The call's channel: the fetch's buffer is named by it, so the line names the run. */
+  channel: string;
+  /** The pane. */
+  paneId: string;
+  /** Its cursor and history as the call looked: the fetching line's echo starts there. */
+  at: { x: number; y: number; history: number };
+  /** The call's line as a later call types it (see {@linkcode buildTypedLine}). */
+  line: string;
 }
 
 /** A first call's fetch: its buffer, the text set in it, and the start of that text's SHA-256. */
@@ -46,27 +63,27 @@ export interface Fetch {
   check: string;
 }
 
-/** A fetch of the run function for one first call, in a buffer of its own. */
-export async function fetchOf(run: RunFunction): Promise<Fetch> {
-  // Short: the name is typed.
-  const buffer = `${NAME_PREFIX}f${crypto.getRandomValues(new Uint8Array(2)).toHex()}`;
-  const text = run.fetchable(buffer);
+/** A fetch of the run function for one first call, in a buffer of its own, the call with it. */
+export async function fetchOf(run: RunFunction, call: FirstCall): Promise<Fetch> {
+  // The run's name in the typed line: bash's history entry of it is found by it (see the guard).
+  const buffer = `${call.channel}_f`;
+  const text = run.fetchable(buffer, call);
   return { buffer, text, check: (await sha256Hex(text)).slice(0, FETCH_CHECK_DIGITS) };
 }
 
 /**
- * Wraps a call of the function in a short line that first defines it from the call's buffer, and
- * calls it only when the buffer holds exactly what was set there (its SHA-256). It reaches the
+ * A short line that evaluates the call's buffer (the function's definition, then the call: see
+ * `fetchable`) only when it holds exactly what was set there (its SHA-256). It reaches the
  * tmux server through the shell's own `$TMUX`, so no socket path is typed. A shell without it
  * (started with `env -i`, say) or without sha256sum says the function is "not found", as a shell
  * lacking it does (the message is built as the line runs, so its echo does not say it), and is
  * typed the whole definition instead; nothing in the line fails, so a shell under `set -e` stays.
- * Short, as every character of it is typed (three rows at 80 columns for a short command): tmux
- * finds its server by $TMUX, the check is the hash's first 80 bits, sha256sum alone.
+ * Short, as every character of it is typed until the call's line is drawn over it: tmux finds
+ * its server by $TMUX, the check is the hash's first 80 bits, sha256sum alone.
  */
-function fetchingLine(call: string, name: string, fetch: Fetch): string {
+function fetchingLine(name: string, fetch: Fetch): string {
   return `${FETCHED}=$(tmux show-buffer -b ${fetch.buffer})||:;` +
-    `case $(printf %s "$${FETCHED}"|sha256sum) in ${fetch.check}*)eval "$${FETCHED}";${call};;` +
+    `case $(printf %s "$${FETCHED}"|sha256sum) in ${fetch.check}*)eval "$${FETCHED}";;` +
     `*)echo ${name}"": not found;;esac`;
 }
 
@@ -181,7 +198,7 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
     // dropped only when it is the last entry (HISTIGNORE, or history off, may have kept it out).
     `case $6 in *s*) [ -z "\${BASH_VERSION-}" ] || case :\${HISTCONTROL-}: in ` +
     `*:ignorespace:* | *:ignoreboth:*) ;; *) case $(HISTTIMEFORMAT= history 1 2>/dev/null) in ` +
-    `*" $2 "*) history -d -1 ;; esac ;; esac ;; esac`,
+    `*"$2"*) history -d -1 ;; esac ;; esac ;; esac`,
     `[ "$1" -lt 128 ] || { ${marker(`%s_e${KILLED}%s`, '"$2"', '"$1"')}; ` +
     `(${KEYS_IGNORED}; ${tmux} if-shell -F -t "$3" "${mark}" ` +
     `"set-option -p -u -t $3 ${RUNNING_OPTION} ; ${restoreText("$3", { shell: true })} ; ` +
@@ -201,9 +218,27 @@ export async function runFunction(socketPath: string): Promise<RunFunction> {
   const name = `__${NAME_PREFIX}${(await sha256Hex(text)).slice(0, 8)}`;
   const definition = text.replaceAll(NAME, name);
   // What evaluates it leaves nothing of ours in the shell: the variable it came in, the buffer.
-  const fetchable = (buffer: string) =>
-    `${definition}; unset ${FETCHED}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null`;
+  const fetchable = (buffer: string, call: FirstCall) =>
+    `${definition}; unset ${FETCHED}; ${tmux} delete-buffer -b ${buffer} 2>/dev/null; ` +
+    `${drawn(tmux, call)}; ${call.line.trimStart()}`;
   return { name, definition, fetchable };
+}
+
+/**
+ * Shell text that draws the call's line where the fetching line's echo starts, clearing the rows
+ * below, as tmux has the screen: that row is the one the call looked at, moved up by the rows
+ * scrolled into history since (the shell ran a tmux client to fetch the function, so tmux has
+ * read the echo by then). Where that row is no longer on the screen, or history is full (tmux then
+ * drops a row for each it adds, and the count says nothing), the line is drawn below the echo: a
+ * reader of the screen always finds it. In a subshell, so nothing of it stays in the shell.
+ */
+function drawn(tmux: string, call: FirstCall): string {
+  const { x, y, history } = call.at;
+  return `(${tmux} display-message -p -t ${call.paneId} ` +
+    `'#{history_size} #{history_limit} #{cursor_y}' 2>/dev/null | { read -r h l c && ` +
+    `[ "$h" -lt "$l" ] && r=$((${y + 1} - $h + ${history})) && [ "$r" -ge 1 ] && ` +
+    `[ "$c" -ge "$r" ] && printf '\\033[%s;%sH\\033[J' "$r" ${x + 1}; ` +
+    `printf '%s\\r\\n' ${shellQuote(call.line)}; })`;
 }
 
 /** How the command reaches the shell: typed inline, or from the call's buffer by its hash. */
@@ -259,7 +294,7 @@ export function buildTypedLine(options: TypedLineOptions): string {
       ? `${options.run.definition}; unset ${FETCHED}; ${call}`
       : define === "none"
       ? call
-      : fetchingLine(call, options.run.name, define));
+      : fetchingLine(options.run.name, define));
 }
 
 /**

@@ -69,9 +69,14 @@ export async function typeLine(
     definition?: { buffer: string; text: string } | null;
     /** Where the pane's cursor and history were as the call looked: typed only if still so. */
     seen?: Position | null;
+    /** The line the screen shows in its place once the shell ran it (see `Redraw`). */
+    onScreen?: string;
   },
 ): Promise<string | null | typeof PANE_CHANGED> {
   const { socket, paneId, names } = call;
+  if (line.onScreen !== undefined && line.onScreen !== line.typed) {
+    noteTypedLine(socket, paneId, { typed: line.onScreen, shown: line.shown });
+  }
   const claim = [
     ...line.seen ? unchangedSince(paneId, line.seen) : [],
     ...["set-option", "-p", "-o", "-t", paneId, RUNNING_OPTION, line.mark, THEN],
