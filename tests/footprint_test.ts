@@ -78,7 +78,8 @@ Deno.test("a first call at a full screen's last row, or timed out, reads its out
       arguments: { pane_id: pane },
     }) as CallToolResult;
     const lines = (next.structuredContent as { lines: string[] }).lines;
-    assertEquals(lines.slice(-3), ["$ sleep 1;echo ok", "ok", "$ "]);
+    // tmux 3.2a pads joined lines with blanks, which the server drops (see `unpadJoined`).
+    assertEquals(lines.slice(-3).map((line) => line.trimEnd()), ["$ sleep 1;echo ok", "ok", "$"]);
     await assertNoLeftovers(tmux, conn.serverPid);
   });
 });

@@ -49,7 +49,7 @@ export interface Line {
   typed: string;
   /**
    * The line as the screen shows it once the shell ran it: a fetching line's place is taken by
-   * the call later calls type (see `Redraw`); else as typed.
+   * the call later calls type (see `FirstCall`); else as typed.
    */
   onScreen: string;
   /** The running mark the line claims the pane with. */

@@ -23,7 +23,7 @@ import { TmuxError } from "../errors.ts";
 import { waitChannel } from "../transport/spawn/waiter.ts";
 import { hostName, lockKey } from "../transport/spawn/exec.ts";
 import { newNonce } from "../names.ts";
-import { delay, linkedSignal } from "../../util/mod.ts";
+import { linkedSignal } from "../../util/mod.ts";
 import { verbatimPasteFlags } from "../version.ts";
 import {
   deleteFetched,
@@ -46,7 +46,13 @@ import {
   type RunResult,
   transportLost,
 } from "./base/mod.ts";
-import { functionFor, namedInRefusal, paneTurn, type Runner } from "./turn/mod.ts";
+import {
+  functionFor,
+  namedInRefusal,
+  paneTurn,
+  type Runner,
+  shellStartingFor,
+} from "./turn/mod.ts";
 import { personKeysSinceLook } from "../read/person.ts";
 import { channelEnd, RunStream } from "./wait/mod.ts";
 import { tapOutput } from "../transport/watch/watch.ts";
@@ -150,24 +156,6 @@ async function runQueued(runner: Runner, request: RunRequest): Promise<RunResult
   } finally {
     release();
   }
-}
-
-/** How often a shell the server started is looked at again while it starts. */
-const STARTING_LOOK_MS = 200;
-
-/**
- * Whether the pane's shell, one this server started (see `shellStarting`), may still be reading
- * its startup files, the call's time not yet up: then, a moment later, it is looked at again (a
- * zsh whose .zshrc runs a program was refused as running it). False once the call cannot wait.
- */
-async function shellStartingFor(
-  runner: Runner,
-  call: { key: string; deadline: number; signal?: AbortSignal },
-): Promise<boolean> {
-  const until = Math.min(runner.starting.get(call.key) ?? 0, call.deadline - STARTING_LOOK_MS);
-  if (Date.now() >= until) return false;
-  await delay(STARTING_LOOK_MS, { signal: call.signal });
-  return call.signal?.aborted !== true;
 }
 
 /**

@@ -69,7 +69,7 @@ export async function typeLine(
     definition?: { buffer: string; text: string } | null;
     /** Where the pane's cursor and history were as the call looked: typed only if still so. */
     seen?: Position | null;
-    /** The line the screen shows in its place once the shell ran it (see `Redraw`). */
+    /** The line the screen shows in its place once the shell ran it (see `FirstCall`). */
     onScreen?: string;
   },
 ): Promise<string | null | typeof PANE_CHANGED> {

@@ -24,4 +24,4 @@ export {
   stopRunner,
   sweepOrphans,
 } from "./state.ts";
-export { shellReady, type ShellReadyOptions } from "./shell_ready.ts";
+export { shellReady, type ShellReadyOptions, shellStartingFor } from "./shell_ready.ts";

@@ -26,6 +26,22 @@ export interface ShellReadyOptions {
 const STARTING_LOOK_MS = 200;
 
 /**
+ * Whether the pane's shell, one this server started (see `shellStarting`), may still be reading
+ * its startup files, the call's time not yet up: then, a moment later, it is looked at again (a
+ * zsh whose .zshrc runs a program was refused as running it, run_command's look). False once the
+ * call cannot wait.
+ */
+export async function shellStartingFor(
+  runner: Runner,
+  call: { key: string; deadline: number; signal?: AbortSignal },
+): Promise<boolean> {
+  const until = Math.min(runner.starting.get(call.key) ?? 0, call.deadline - STARTING_LOOK_MS);
+  if (Date.now() >= until) return false;
+  await delay(STARTING_LOOK_MS, { signal: call.signal });
+  return call.signal?.aborted !== true;
+}
+
+/**
  * Whether the pane's shell reads, waiting for it until the deadline when this server started it
  * and it may still be starting: true at once for any other pane, and where the kernel cannot
  * tell (a shell waits for input when its line editor reads, or when its startup file asks).
