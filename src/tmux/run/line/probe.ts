@@ -115,15 +115,9 @@ const EXECUTABLE = /^\/[^\n\0]{0,1023}$/;
  * else its first argument's (Debian's rc is `rc.byron`, run as `rc`); null: it says nothing.
  */
 export function shellFromProbe(answer: string): PaneShell | null {
-  // A pane option: anything in the pane could have written it, at any length.
-  if (answer.length > ANSWER_MAX) return null;
-  const bar = answer.indexOf("|");
-  if (bar < 0) return null;
-  const prefix = [CHILD, OURS].find((prefix) => answer.startsWith(prefix)) ?? "";
-  const child = prefix !== "";
-  const program = answer.slice(prefix.length, bar).trim();
-  if (!EXECUTABLE.test(program)) return null;
-  const args = answer.slice(bar + 1).trim().split(/\s+/);
+  const parts = probeParts(answer);
+  if (parts === null || !EXECUTABLE.test(parts.program)) return null;
+  const { child, program, args } = parts;
   if (runsScript(args)) return { kind: "other" };
   const shell = shellOfProgram(program, args);
   // `bash script.sh` at its `read -p`: a script's shell, not one reading command lines.
@@ -132,6 +126,29 @@ export function shellFromProbe(answer: string): PaneShell | null {
     return { kind: "other" };
   }
   return shell;
+}
+
+/**
+ * A probe's answer (`[prefix]executable|arguments`) in its parts: whether a child of the shell
+ * or one of ours has the terminal, the executable, the arguments; null when it says nothing.
+ */
+function probeParts(answer: string): { child: boolean; program: string; args: string[] } | null {
+  // A pane option: anything in the pane could have written it, at any length.
+  if (answer.length > ANSWER_MAX) return null;
+  const bar = answer.indexOf("|");
+  if (bar < 0) return null;
+  const prefix = [CHILD, OURS].find((prefix) => answer.startsWith(prefix)) ?? "";
+  const program = answer.slice(prefix.length, bar).trim();
+  return { child: prefix !== "", program, args: answer.slice(bar + 1).trim().split(/\s+/) };
+}
+
+/**
+ * The names a probe's answer gives its process: its executable's and its first arguments' (a
+ * script's interpreter runs it by path: xonsh). Empty when the answer says nothing.
+ */
+function probedNames(answer: string): string[] {
+  const parts = probeParts(answer);
+  return parts === null ? [] : [parts.program, ...parts.args.slice(0, 3)].map(programName);
 }
 
 /** What a process runs, by its executable and arguments (see {@linkcode shellFromProbe}). */
@@ -314,6 +331,9 @@ export async function paneShell(
   );
   const startingWait = AbortSignal.timeout(Math.max(0, options.waitMs ?? READING_WAIT_MS));
   let nudged = false;
+  // Whether the last look saw the process tmux named: another (a run's `sh` on its way out, seen
+  // after tmux named the shell) says what this call meets, not what the pane runs.
+  let seenAsNamed = false;
   for (let looks = 1;; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
@@ -322,6 +342,7 @@ export async function paneShell(
     const cooked = answer.startsWith(COOKED);
     const rest = cooked ? answer.slice(COOKED.length) : answer;
     shell = shellFromProbe(rest) ?? fromName(name);
+    seenAsNamed = probedNames(rest).includes(name);
     // A shell that reads only through its line editor, canonical: still starting (then waited
     // for within the call's time), or something reads the terminal line by line.
     let editorStarting = false;
@@ -365,7 +386,10 @@ export async function paneShell(
     await delay(starting ? STARTING_WAIT_MS : SETTLE_WAIT_MS, { signal: deadline });
     if (deadline?.aborted) break;
   }
-  // A script ends, and the name may be a shell's again: only a shell is remembered.
+  // A script ends, and the name may be a shell's again: only a shell is remembered, and only as
+  // the process tmux named (a second server's run was seen to leave `sh` taken for a fish pane's
+  // shell, and every later call typed fish a POSIX line).
+  if (!seenAsNamed) return shell;
   if (shell.kind === "posix") options.cache.set(key, { kind: "posix" });
   else if (shell.kind !== "other" && shell.kind !== "not_reading") options.cache.set(key, shell);
   return shell;
