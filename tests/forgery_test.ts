@@ -172,7 +172,12 @@ Deno.test("two server processes on one pane never type into each other's run", a
 // Eight rounds, each in a fresh pane: the first calls meet the other server's run ending. fish
 // failed about one round in three: the second server took the first one's launcher (`sh`, on its
 // way out) for the pane's shell and remembered it, and typed fish lines it could not run.
-for (const shell of ["bash", "zsh", "fish"]) {
+const PAIRS_SHELLS = [
+  ["bash", "bash --norc --noprofile"],
+  ["zsh", "zsh -f"],
+  ["fish", "fish"],
+] as const;
+for (const [shell, command] of PAIRS_SHELLS) {
   testNeeding(
     [shell],
     `two server processes, 20 pairs of calls at once into one ${shell} pane: each exact or refused`,
@@ -184,7 +189,7 @@ for (const shell of ["bash", "zsh", "fish"]) {
       ];
       try {
         for (let round = 0; round < 8; round++) {
-          const pane = await tmux.newPane(`env PS1='$ ' ${shell}`);
+          const pane = await tmux.newPane(`env PS1='$ ' ${command}`);
           await until(
             "the shell's prompt",
             async () =>
