@@ -7,7 +7,7 @@ import { assert, assertEquals, type CallToolResult } from "./deps.ts";
 import { type Connection, fullRunResult, startServer, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { startSshd } from "./helpers/sshd.ts";
-import { commandStarted, startTmux, until } from "./helpers/tmux.ts";
+import { commandStarted, startTmux, type TestTmux, until } from "./helpers/tmux.ts";
 import { plainSocket, withCallDeadline } from "../src/tmux/mod.ts";
 import { lookForInputWait } from "../src/tmux/read/wait/input_wait.ts";
 
@@ -276,15 +276,31 @@ testNeeding(
   },
 );
 
-Deno.test("a kernel look ended by its call's deadline leaves no answer in the pane", async () => {
+/**
+ * Runs `fn` with a private tmux server whose kernel looks take `seconds` longer (a `ps` of its
+ * own first on the PATH tmux gives its scripts), passing the folder that `ps` is in.
+ */
+async function withSlowLooks(
+  seconds: number,
+  fn: (tmux: TestTmux, bin: string) => Promise<void>,
+): Promise<void> {
   const tmux = await startTmux();
   const bin = await Deno.makeTempDir({ prefix: "tmux-mcp-slow-ps-" });
   try {
-    // The look's `ps` takes half a second: the call's deadline ends the look while its script
-    // runs, and the script still leaves its answer after.
-    await Deno.writeTextFile(`${bin}/ps`, '#!/bin/sh\nsleep 0.5\nexec /bin/ps "$@"\n');
+    await Deno.writeTextFile(`${bin}/ps`, `#!/bin/sh\nsleep ${seconds}\nexec /bin/ps "$@"\n`);
     await Deno.chmod(`${bin}/ps`, 0o755);
     await tmux.run("set-environment", "-g", "PATH", `${bin}:${Deno.env.get("PATH")}`);
+    await fn(tmux, bin);
+  } finally {
+    await tmux.close();
+    await Deno.remove(bin, { recursive: true });
+  }
+}
+
+Deno.test("a kernel look ended by its call's deadline leaves no answer in the pane", async () => {
+  // The look's `ps` takes half a second: the call's deadline ends the look while its script
+  // runs, and the script still leaves its answer after.
+  await withSlowLooks(0.5, async (tmux) => {
     const socket = plainSocket(tmux.socketName);
     const look = withCallDeadline(
       AbortSignal.timeout(200),
@@ -299,21 +315,13 @@ Deno.test("a kernel look ended by its call's deadline leaves no answer in the pa
       if (i >= 10 && !options.includes("@tmux_mcp_turn")) break;
     }
     assert(!options.includes("@tmux_mcp_turn"), options);
-  } finally {
-    await tmux.close();
-    await Deno.remove(bin, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a kernel look in flight as the server ends leaves no answer in the pane", async () => {
-  const tmux = await startTmux();
-  const bin = await Deno.makeTempDir({ prefix: "tmux-mcp-slow-ps-" });
-  try {
-    // The look's `ps` takes two seconds: the server ends while a look's script runs, and the
-    // script leaves its answer after.
-    await Deno.writeTextFile(`${bin}/ps`, '#!/bin/sh\nsleep 2\nexec /bin/ps "$@"\n');
-    await Deno.chmod(`${bin}/ps`, 0o755);
-    await tmux.run("set-environment", "-g", "PATH", `${bin}:${Deno.env.get("PATH")}`);
+  // The look's `ps` takes two seconds: the server ends while a look's script runs, and the
+  // script leaves its answer after.
+  await withSlowLooks(2, async (tmux, bin) => {
     const conn = await startServer("stdio", { socketName: tmux.socketName });
     const pane = await tmux.newPane();
     const call = conn.client.callTool({
@@ -334,8 +342,5 @@ Deno.test("a kernel look in flight as the server ends leaves no answer in the pa
     await until("the look's script ended", async () => (await scripts()).length === 0);
     const options = await tmux.run("show-options", "-p", "-t", pane);
     assert(!options.includes("@tmux_mcp_turn"), options);
-  } finally {
-    await tmux.close();
-    await Deno.remove(bin, { recursive: true });
-  }
+  });
 });

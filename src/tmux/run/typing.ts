@@ -155,19 +155,20 @@ export async function firstLine(attempt: Attempt): Promise<Line> {
   const typed = fetch === null && !needs
     ? later
     : await posixLine(attempt, fetch ?? "typed", inline);
+  const onScreen = fetch === null ? typed : later;
   // The command goes to the call's buffer unless typed inline.
   const buffered = inline ? null : request.command;
   const call = { socket, paneId, names };
   return {
     call,
     typed,
-    onScreen: fetch === null ? typed : later,
+    onScreen,
     mark,
     inline,
     launched: null,
     fetch,
     buffered,
-    record: recordOf(attempt, fetch === null ? typed : later),
+    record: recordOf(attempt, onScreen),
   };
 }
 

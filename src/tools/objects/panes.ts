@@ -111,12 +111,8 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         command: args.command,
         select: args.select,
       });
-      const signal = extra.signal;
-      const start = { command: args.command, waitReady: args.wait_ready };
-      return {
-        ...made,
-        ...await startedIn(context, { socket, paneId: made.pane_id, signal }, start),
-      };
+      const pane = { socket, paneId: made.pane_id, signal: extra.signal };
+      return { ...made, ...await startedIn(context, pane, args) };
     },
   }),
   defineTool({
@@ -236,13 +232,8 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         protect: context.config.ownPane,
       });
       // Without a command tmux starts the pane's own again: most often a shell.
-      const start = { command: args.command, waitReady: args.wait_ready };
-      const ready = await startedIn(
-        context,
-        { socket, paneId: target, signal: extra.signal },
-        start,
-      );
-      return { pane_id: target, pane_pid: pid, ...ready };
+      const pane = { socket, paneId: target, signal: extra.signal };
+      return { pane_id: target, pane_pid: pid, ...await startedIn(context, pane, args) };
     },
   }),
   defineTool({

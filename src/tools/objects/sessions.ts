@@ -121,12 +121,8 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
         directory: args.start_directory,
         command: args.command,
       });
-      const signal = extra.signal;
-      const start = { command: args.command, waitReady: args.wait_ready };
-      return {
-        ...made,
-        ...await startedIn(context, { socket, paneId: made.pane_id, signal }, start),
-      };
+      const pane = { socket, paneId: made.pane_id, signal: extra.signal };
+      return { ...made, ...await startedIn(context, pane, args) };
     },
   }),
   defineTool({

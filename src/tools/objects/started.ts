@@ -19,18 +19,26 @@ export interface StartedPane {
   signal: AbortSignal;
 }
 
+/** What a verb that starts a program in a pane was asked. */
+export interface StartArgs {
+  /** The program started; null or absent: tmux's default, most often a shell. */
+  command?: string | null;
+  /** Seconds to wait for a new shell to read; absent: no wait. */
+  wait_ready?: number;
+}
+
 /**
- * Notes that `command` (null: tmux's default, a shell) started in the pane, then, with
- * `waitReady` seconds, waits for its shell to read: `ready` says whether it did in time.
+ * Notes that the call's `command` started in the pane, then, with `wait_ready` seconds, waits
+ * for its shell to read: `ready` says whether it did in time.
  */
 export async function startedIn(
   context: ToolContext,
   pane: StartedPane,
-  start: { command: string | null | undefined; waitReady: number | undefined },
+  args: StartArgs,
 ): Promise<{ ready?: boolean }> {
   const { socket, paneId, signal } = pane;
-  context.tmux.started(socket, paneId, start.command);
-  if (start.waitReady === undefined) return {};
-  const deadline = Date.now() + start.waitReady * 1000;
+  context.tmux.started(socket, paneId, args.command);
+  if (args.wait_ready === undefined) return {};
+  const deadline = Date.now() + args.wait_ready * 1000;
   return { ready: await context.tmux.shellReady(socket, paneId, { deadline, signal }) };
 }

@@ -102,12 +102,8 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
         command: args.command,
         select: args.select,
       });
-      const signal = extra.signal;
-      const start = { command: args.command, waitReady: args.wait_ready };
-      return {
-        ...made,
-        ...await startedIn(context, { socket, paneId: made.pane_id, signal }, start),
-      };
+      const pane = { socket, paneId: made.pane_id, signal: extra.signal };
+      return { ...made, ...await startedIn(context, pane, args) };
     },
   }),
   defineTool({
