@@ -1,7 +1,8 @@
 /**
  * The bench's memory figure under a fan-out flood: 16 panes each printing 20 MB at once through
  * one run_command_many, on a fresh server: its peak RSS, and its RSS 30 s after the call beside
- * where it started.
+ * where it started (read after one run of `true` in every pane, so that the code a first run
+ * pages in, and the watcher it starts, do not count as what the flood left).
  *
  * @module
  */
@@ -53,7 +54,13 @@ export async function fanOutFlood(
   try {
     const panes = [await tmux.newPane()];
     while (panes.length < options.panes) panes.push(await tmux.newPane());
-    await conn.client.callTool({ name: "list_sessions", arguments: {} });
+    const warm = await conn.client.callTool({
+      name: "run_command_many",
+      arguments: { pane_ids: panes, command: "true" },
+    });
+    if ((warm.structuredContent as { summary?: { ok?: number } }).summary?.ok !== panes.length) {
+      throw new Error(`the warm-up run failed: ${JSON.stringify(warm)}`);
+    }
     const start = await rssMB(conn.serverPid);
     let peak = start;
     let sampling = true;

@@ -2,6 +2,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { baseFor, compileTarget } from "../scripts/compile.ts";
+import { SHIPPED_V8_FLAGS } from "../scripts/bundle.ts";
 import { type Connection, freePort, runServerToExit, startServer } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
@@ -41,6 +42,13 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("deno task start runs the bundle with the V8 flags the binaries are compiled with", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const run = config.tasks.start.split(" && ").at(-1);
+  assertMatch(run, /^deno run .*dist\/js\/main\.js$/);
+  assert(run.split(" ").includes(`--v8-flags=${SHIPPED_V8_FLAGS}`), run);
 });
 
 Deno.test("deno publish --dry-run passes and ships only what users need", async () => {

@@ -102,28 +102,40 @@ testNeeding(
 );
 
 Deno.test("16 runs flooding at once each answer exactly, and the next call answers at once", async () => {
-  await withServer("stdio", { extraArgs: ["--wait-max-seconds", "120"] }, async (conn, tmux) => {
+  const args = ["--wait-max-seconds", "120", "--with-tools", "run_command_many"];
+  await withServer("stdio", { extraArgs: args }, async (conn, tmux) => {
     const panes = [tmux.paneId];
     while (panes.length < 16) panes.push(await tmux.newPane());
     // 10 MB a pane: tmux (reading the panes at full speed while our command client is attached)
     // falls more than 15 s behind in sending them to the watcher and pauses them all. Every run
     // waited for its whole timeout, and most answered with no status.
+    const command = "yes abcdefghij | head -c 10000000";
     const lines = 909091;
-    const results = await Promise.all(panes.map(async (pane) => {
-      const result = await call(conn, "run_command", {
-        pane_id: pane,
-        command: "yes abcdefghij | head -c 10000000",
-        timeout: 90,
-      });
-      assert(!result.isError, textOf(result));
-      return result.structuredContent as Json;
-    }));
+    // Half through run_command, half through one run_command_many: each says what it lost.
+    const many = call(conn, "run_command_many", {
+      pane_ids: panes.slice(8),
+      command,
+      timeout: 90,
+      deadline: 90,
+    });
+    const results = await Promise.all(
+      panes.slice(0, 8).map(async (pane) => {
+        const result = await call(conn, "run_command", { pane_id: pane, command, timeout: 90 });
+        assert(!result.isError, textOf(result));
+        return result.structuredContent as Json;
+      }),
+    );
+    const fanned = await many;
+    assert(!fanned.isError, textOf(fanned));
+    results.push(...(fanned.structuredContent as { results: Json[] }).results);
     for (const run of results) {
       const said = JSON.stringify([run.pane_id, run.no_status_reason, run.output_total_lines]);
       assertEquals([run.exit_status, run.timed_out ?? false], [0, false], said);
       // Every line, or says which were lost (tmux's history dropped them before they were read).
-      if (run.lines_missed !== true) assertEquals(run.output_total_lines, lines);
+      if (run.lines_missed !== true) assertEquals(run.output_total_lines, lines, said);
     }
+    const missed = results.slice(8).filter((run) => run.lines_missed === true);
+    if (missed.length > 0) assertMatch(textOf(fanned), /: lines missed \(tmux's history/);
     const after = await call(conn, "run_command", { pane_id: panes[0], command: "echo hi" });
     assertEquals((after.structuredContent as Json).output, ["hi"]);
     await assertNoLeftovers(tmux, conn.serverPid);

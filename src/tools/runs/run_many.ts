@@ -83,6 +83,10 @@ const output = {
     output_group: z.number().int().nullable().describe("its output: an index into groups"),
     output_total_lines: z.number().int(),
     output_truncated_lines: z.number().int().describe("lines not in its group's output"),
+    lines_missed: z.boolean().describe(
+      "tmux's history dropped some of its lines before they were read: output_total_lines " +
+        "counts only those read",
+    ),
     elapsed_seconds: z.number(),
   })).describe("one per pane, in the order given"),
   groups: z.array(z.object({
@@ -157,6 +161,7 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
       pane_id: outcome.paneId,
       elapsed_seconds: 0,
       output_total_lines: 0,
+      lines_missed: false,
     };
     if (outcome.kind !== "ran") {
       return {
@@ -189,6 +194,7 @@ function shape(outcomes: PaneOutcome[], started: number): Results {
       output_group: group,
       output_total_lines: result.output_total_lines,
       output_truncated_lines: result.output_truncated_lines,
+      lines_missed: result.lines_missed,
       elapsed_seconds: result.elapsed_seconds,
     };
   });
@@ -226,6 +232,13 @@ function render(results: Results): string {
     .map((state) => `${summary[state]} ${state.replace("_", " ")}`);
   const head = `${summary.panes} panes: ${counts.join(", ")}; ${summary.elapsed_seconds}s`;
   const failures = results.results.filter((r) => r.state !== "ok").map(describe);
+  const missed = results.results.filter((r) => r.lines_missed);
+  if (missed.length > 0) {
+    failures.push(
+      `${missed.map((r) => paneLabel(r.host, r.pane_id)).join(", ")}: lines missed (tmux's ` +
+        "history dropped some before they were read)",
+    );
+  }
   const groups = results.groups.flatMap((group) => {
     const states = group.panes.map((pane) =>
       describe(results.results.find((r) => paneLabel(r.host, r.pane_id) === pane)!)
