@@ -112,15 +112,39 @@ Deno.test("initialize and tools/list carry what clients shape the model's view w
     assertEquals(arrays, []);
     const windows = tools.find((tool) => tool.name === "list_windows")!;
     assertEquals(windows.inputSchema.properties?.session_id, {
-      description: "like $1",
+      description: "like $1; or session_name",
       type: "string",
     });
-    // An optional input left null still means "absent".
+    // An optional input left null still means "absent"; a name told in an id's description is
+    // taken.
     const listed = await conn.client.callTool({
       name: "list_windows",
-      arguments: { session_id: null },
+      arguments: { session_id: null, session_name: "main" },
     });
     assert(!listed.isError, JSON.stringify(listed.content));
+    const run = tools.find((tool) => tool.name === "run_command")!.inputSchema;
+    // The run contract's max_lines: an integer or null, null by default.
+    assertEquals(run.properties?.max_lines, {
+      default: null,
+      description: "only the last N lines",
+      anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }],
+    });
+    assertMatch(
+      String((run.properties?.pane_id as { description: string }).description),
+      /; or window_id, session_id, session_name$/,
+    );
+    for (const name of ["window_id", "session_id", "session_name"]) {
+      assert(!(name in (run.properties ?? {})), name);
+    }
+    const bounds = tools.flatMap((tool) =>
+      JSON.stringify(tool.inputSchema).match(/"(maxLength|maxItems|additionalProperties)"/g) ?? []
+    );
+    assertEquals(bounds, []);
+    const captured = await conn.client.callTool({
+      name: "capture_pane",
+      arguments: { session_name: "main" },
+    });
+    assert(!captured.isError, JSON.stringify(captured.content));
   });
 });
 

@@ -56,7 +56,14 @@ function suite(kind: TransportKind): void {
         assertEquals(tool.annotations?.destructiveHint, true);
         assertEquals(tool.annotations?.openWorldHint, true);
         assert(tool.outputSchema, "no outputSchema");
-        assertEquals(tool.inputSchema.additionalProperties, false);
+        // Not in the schema (a model reads every byte of it), but still refused by name.
+        assertEquals(tool.inputSchema.additionalProperties, undefined);
+        const unknown = await conn.client.callTool({
+          name: "run_command",
+          arguments: { command: "true", pane_id: pane, pane_ids: [pane] },
+        }) as CallToolResult;
+        assertEquals(unknown.isError, true);
+        assertMatch(textOf(unknown), /Unrecognized key.*pane_ids/);
       });
 
       await t.step("seq 1 300; exit 7 gives status 7 and exactly those lines", async () => {

@@ -1,7 +1,8 @@
 /**
  * The server's `instructions`: what a client shows its model before any tool is loaded (Claude
  * Code decides from them when to search for this server's tools), so they say what the server is
- * for and which tool to reach first. Kept under 2 KB.
+ * for, which tool to reach first, and once what the tools' inputs share (their schemas are
+ * terse: a model reads them in every conversation). Kept under 2 KB.
  *
  * @module
  */
@@ -26,5 +27,9 @@ or at its exit (wait_for_text waits the same ways, capture_pane and snapshot_pan
 screen). C-c interrupts. run_command types nothing into a shell that is not reading a command \
 line, send_keys nothing into a pane in copy-mode (unless force): the refusal says why.
 
-Errors are values: a code (invalid_argument, not_found, tmux_unavailable, ...) and a message \
+Shared by the tools: a pane_id may be replaced by window_id, session_id or session_name (their \
+active pane), a session_id by session_name; timeout is in seconds, clamped to the server's \
+ceiling; a program waiting for input is told by the kernel (else by a known REPL's or shell's \
+prompt); a person may be typing when their keys came in the last 2 s or their text is on \
+the command line. Errors are values: a code (invalid_argument, not_found, ...) and a message \
 saying what to do.`;

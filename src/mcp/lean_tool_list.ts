@@ -4,8 +4,16 @@
  * model needs. Portable: zod writes a nullable field as a `type` array (`["string", "null"]`),
  * which clients that map schemas onto a single-`type` dialect (Gemini's function declarations)
  * reject or misread. An input field that may be left out says only its type: null and absent
- * mean the same to every tool, and null is still accepted. Anywhere else, where null is a value
- * of its own (an exit status not known), the alternatives become `anyOf` branches.
+ * mean the same to every tool, and null is still accepted; one whose default is null says so
+ * (run_command's `max_lines`, as its contract states it). Anywhere else, where null is a value of
+ * its own (an exit status not known), the alternatives become `anyOf` branches. Lean: an input
+ * schema leaves out the size bounds the server checks anyway (`maxLength`, `maxItems`: a refusal
+ * names them, as `minLength` 1 is: an empty text is refused), `additionalProperties: false` (an
+ * unknown argument is refused by name), defaults that say no more than absence does (false, an
+ * empty list), and the other ways to name what an id names (a pane by its window's or session's
+ * id or its session's name, a session by its name: still taken), told in the id's description:
+ * what a model reads of a tool list is its names, descriptions and input schemas, every byte of
+ * them in every conversation.
  *
  * @module
  */
@@ -33,10 +41,13 @@ function nullBranches(node: Node): { types: string[] } | { anyOf: Node[] } | nul
   return null;
 }
 
-/** Makes an optional input field's schema say only its type (null and absent mean the same). */
+/**
+ * Makes an optional input field's schema say only its type (null and absent mean the same),
+ * unless null is its default.
+ */
 function dropNull(node: Node): void {
   const branches = nullBranches(node);
-  if (branches === null) return;
+  if (branches === null || node.default === null) return;
   if ("types" in branches) {
     node.type = branches.types.length === 1 ? branches.types[0] : branches.types;
   } else if (branches.anyOf.length === 1) {
@@ -61,6 +72,13 @@ function portable(schema: unknown, input: boolean, depth = 0): void {
   delete schema.$schema;
   if (schema.maximum === Number.MAX_SAFE_INTEGER) delete schema.maximum;
   if (schema.minimum === Number.MIN_SAFE_INTEGER) delete schema.minimum;
+  if (input) {
+    delete schema.maxLength;
+    delete schema.maxItems;
+    if (schema.minLength === 1) delete schema.minLength;
+    if (schema.additionalProperties === false) delete schema.additionalProperties;
+    if (schema.default === false || isEmptyList(schema.default)) delete schema.default;
+  }
   if (input && isNode(schema.properties)) {
     const required = Array.isArray(schema.required) ? schema.required : [];
     for (const [name, field] of Object.entries(schema.properties)) {
@@ -74,6 +92,34 @@ function portable(schema: unknown, input: boolean, depth = 0): void {
   }
 }
 
+function isEmptyList(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0;
+}
+
+/**
+ * The fields that name the same thing another way, by the id whose description tells them: a
+ * pane by its window's or session's active pane, a session by its name.
+ */
+const OTHER_NAMES: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["pane_id", ["window_id", "session_id", "session_name"]],
+  ["session_id", ["session_name"]],
+];
+
+/**
+ * Leaves out of an input schema the fields that name a target another way, telling them in its
+ * id's description instead (they are taken as before).
+ */
+function foldOtherNames(schema: unknown): void {
+  if (!isNode(schema) || !isNode(schema.properties)) return;
+  const properties = schema.properties;
+  for (const [id, others] of OTHER_NAMES) {
+    const field = properties[id];
+    if (!isNode(field) || !others.every((name) => name in properties)) continue;
+    for (const name of others) delete properties[name];
+    field.description = `${field.description ?? id}; or ${others.join(", ")}`;
+  }
+}
+
 /** Rewrites the schemas of a tools/list result on its way out. */
 function shapeToolList(message: JSONRPCMessage): void {
   if (!("result" in message)) return;
@@ -81,6 +127,7 @@ function shapeToolList(message: JSONRPCMessage): void {
   if (!Array.isArray(tools)) return;
   for (const tool of tools) {
     portable(tool?.inputSchema, true);
+    foldOtherNames(tool?.inputSchema);
     portable(tool?.outputSchema, false);
   }
 }

@@ -35,6 +35,7 @@ export {
   directorySchema,
   ifPersonTypingSchema,
   killedOutput,
+  lastLinesSchema,
   maxLinesSchema,
   maxOutputBytesSchema,
   nameSchema,

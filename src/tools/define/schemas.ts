@@ -28,7 +28,7 @@ export const socketNameSchema: ZodOptional<ZodNullable<ZodString>> = z.string().
 
 /** The fields that name a pane (see `resolvePane`): terse, as every pane tool repeats them. */
 export const paneSpecShape = {
-  pane_id: z.string().nullable().optional().describe("like %3; else the active pane of:"),
+  pane_id: z.string().nullable().optional().describe("like %3"),
   window_id: z.string().nullable().optional().describe("like @2"),
   session_id: z.string().nullable().optional().describe("like $1"),
   session_name: z.string().nullable().optional().describe("exact name"),
@@ -92,20 +92,23 @@ export const createdOutput = {
  */
 export const waitReadySchema: ZodOptional<ZodNumber> = z.number().min(0).max(60).optional()
   .describe(
-    "seconds to wait for a new shell to read its startup files (default: none; run_command, " +
-      "send_keys and paste_text wait for it)",
+    "seconds to wait for its shell to read",
   );
 
 /** Seconds to wait, clamped by the server. */
 export const timeoutSchema: ZodDefault<ZodNumber> = z.number().positive().default(30).describe(
-  "seconds; clamped to the server's ceiling",
+  "seconds",
 );
 
-/** Show only the last N lines. */
+/** Show only the last N lines: run_command's, as its contract states it (null by default). */
 export const maxLinesSchema: ZodDefault<ZodNullable<ZodNumber>> = z.number().int().min(1).nullable()
   .default(null).describe(
-    "only the last N lines (default: first and last)",
+    "only the last N lines",
   );
+
+/** Show only the last N lines, in the tools that read a pane or collect a run. */
+export const lastLinesSchema: ZodOptional<ZodNullable<ZodNumber>> = z.number().int().min(1)
+  .nullable().optional().describe("only the last N lines");
 
 /** Whether text patterns match case exactly: one default for every tool that matches. */
 export const caseSensitiveSchema: ZodDefault<ZodBoolean> = z.boolean().default(true).describe(
@@ -115,7 +118,7 @@ export const caseSensitiveSchema: ZodDefault<ZodBoolean> = z.boolean().default(t
 /** The pane text one result shows, in bytes. */
 export const maxOutputBytesSchema: ZodDefault<ZodNumber> = z.number().int().min(1024).default(16384)
   .describe(
-    "bytes shown at most; the rest is counted",
+    "bytes shown at most",
   );
 
 /**
@@ -130,26 +133,25 @@ const NAME = /^(?!.*#\[)(?:(?![:.\\$])[\p{L}\p{M}\p{N}\p{P}\p{S} ])+$/u;
 export const nameSchema: ZodString = z.string().min(1).max(100).refine((name) => NAME.test(name), {
   message: "names are 1 to 100 letters, digits, punctuation, symbols and spaces, " +
     "not ':', '.', '\\', '$' or '#[' (tmux would store them changed)",
-}).describe("the name, stored exactly as given");
+}).describe("stored exactly as given");
 
 /** A new pane's working directory. */
 export const directorySchema: ZodOptional<ZodNullable<ZodString>> = z.string().min(1).max(4096)
   .nullable().optional().describe(
-    "working directory (default: the target pane's)",
+    "working directory",
   );
 
 /** A new pane's program. */
 export const commandSchema: ZodOptional<ZodNullable<ZodString>> = z.string().min(1).max(10000)
   .nullable().optional().describe(
-    "a program instead of a shell",
+    "instead of a shell",
   );
 
 /** What a tool that types does when a person may be typing in the pane (read/person.ts). */
 export const ifPersonTypingSchema: ZodTypeOf<PersonPolicy, PersonPolicy | undefined> = z.enum(
   PERSON_POLICIES,
 ).default("refuse").describe(
-  "if a person may be typing there (keys in the last 2s, text on the command line): refuse, " +
-    "wait for a pause within the timeout, or type anyway",
+  "if a person may be typing: refuse, wait or type",
 );
 
 /** The widest window or pane made or resized: a 4K screen in a small font is about 640 columns. */

@@ -58,10 +58,10 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     lists: true,
     tier: "readonly",
     title: "List panes",
-    description: "Lists panes, of one window (window_id), one session, or all.",
+    description: "Lists panes, of a window, a session, or all.",
     input: {
       ...sessionSpecShape,
-      window_id: z.string().nullable().optional().describe("only this window's panes, like @2"),
+      window_id: z.string().nullable().optional().describe("like @2"),
     },
     output: {
       panes: z.array(paneSchema).describe("the panes, with their fields (pane_id for other tools)"),
@@ -87,14 +87,14 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Split a pane",
-    description: "Splits a pane: a new pane beside it, running a shell or `command`.",
+    description: "Splits a pane: a new pane beside it, running a shell or command.",
     input: {
       ...paneSpecShape,
       direction: z.enum(["right", "left", "down", "up"]).default("down").describe(
-        "where the new pane goes",
+        "of the new pane",
       ),
       size: z.union([columnsSchema, z.string().regex(/^\d{1,2}%$/)]).nullable().optional()
-        .describe("cells, or like '30%' (default: half)"),
+        .describe("cells or '30%' (default: half)"),
       start_directory: directorySchema,
       command: commandSchema,
       select: z.boolean().default(false).describe("make it active"),

@@ -45,8 +45,7 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "readonly",
     title: "List sessions",
-    description: "Lists the tmux server's sessions (none when no server runs: create_session " +
-      "starts one).",
+    description: "Lists sessions (none when no tmux server runs).",
     input: { socket_name: socketNameSchema },
     output: { sessions: z.array(sessionSchema).describe("every session, with its fields") },
     async run(_args, { socket }) {
@@ -94,8 +93,7 @@ export const SESSION_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Create a session",
-    description: "Creates a detached session (starting the tmux server if none runs); " +
-      "run_command takes its pane_id.",
+    description: "Creates a detached session (and the tmux server if none runs).",
     input: {
       name: nameSchema,
       width: columnsSchema.nullable().optional().describe("columns (default 80)"),

@@ -50,7 +50,7 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     lists: true,
     tier: "readonly",
     title: "List windows",
-    description: "Lists windows, of one session (session_id or session_name) or of all.",
+    description: "Lists windows, of one session or all.",
     input: sessionSpecShape,
     output: { windows: z.array(windowSchema).describe("the windows, with their fields") },
     async run(_args, { socket, target }) {
@@ -80,12 +80,11 @@ export const WINDOW_TOOLS: AnyToolSpec[] = [
     target: "session",
     tier: "mutating",
     title: "Create a window",
-    description: "Adds a window to a session (default: the current one), running a shell or " +
-      "`command`.",
+    description: "Adds a window to a session, running a shell or command.",
     input: {
       ...sessionSpecShape,
       name: nameSchema.nullable().optional().describe(
-        "the window's name (default: its program's)",
+        "default: its program's",
       ),
       start_directory: directorySchema,
       command: commandSchema,

@@ -41,7 +41,7 @@ function inputTo(socket: Parameters<typeof runOfMark>[0]["socket"], typed: {
 }
 
 const forceSchema = z.boolean().default(false).describe(
-  "type even into a pane in copy-mode (the keys go to the mode) or where a person types",
+  "type even in copy-mode or over a person",
 );
 
 /** A person's pause is waited for this long when the call gives no timeout (seconds). */
@@ -80,17 +80,14 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Type into a pane",
-    description: "Types into a pane for programs that read the keyboard (REPL, editor, TUI, " +
-      "another agent): `text` as it is (several lines: one bracketed paste where the program " +
-      "asked for it), then `keys` by name, then Enter if enter, once the text is taken. " +
-      "{keys: ['C-c']} interrupts. With `wait` ({} for the defaults) the answer comes back in " +
-      "this call: {text: '1+1', enter: true, wait: {}}. For shell commands use run_command. " +
-      "Refused in copy-mode unless force.",
+    description: "Types into a program reading the keyboard (REPL, editor, TUI, agent): text " +
+      "(several lines: one paste), then keys, then Enter once the text is taken. {keys: " +
+      "['C-c']} interrupts; {text: '1+1', enter: true, wait: {}} returns the answer.",
     input: {
       ...paneSpecShape,
       text: z.string().min(1).max(100000).nullable().optional().describe("typed as it is"),
       keys: z.array(z.string().min(1).max(32)).max(100).default([]).describe(
-        "then pressed: C-c, Enter, Escape, Up, Tab, F1, one character...",
+        "then pressed: C-c, Escape, Up, F1...",
       ),
       enter: z.boolean().default(false).describe("press Enter last"),
       force: forceSchema,

@@ -33,17 +33,12 @@ import {
 /** Patterns a wait ends at: up to 20, each up to 1000 characters. */
 export const patternsSchema: ZodArray<ZodString> = z.array(z.string().min(1).max(1000)).max(20);
 
-const PROMPTS = "python, node, psql, sqlite3, gdb, pdb, irb, a shell";
-
 /** The ends wait_for_text may be asked for (at least one). */
 export const waitUntilShape = {
-  patterns: patternsSchema.default([]).describe("any one matches"),
-  prompt: z.boolean().default(false).describe(
-    "end when the program waits for input again, as the kernel tells (a known prompt: " +
-      `${PROMPTS}, where it cannot)`,
-  ),
+  patterns: patternsSchema.default([]).describe("end when one shows"),
+  prompt: z.boolean().default(false).describe("end when the program waits for input"),
   quiet_seconds: z.number().min(0.1).max(600).optional().describe(
-    "end once the pane writes nothing for this long",
+    "end after this long quiet",
   ),
 };
 
@@ -56,17 +51,14 @@ export const sendWaitSchema: ZodOptional<
     timeout: ZodDefault<ZodNumber>;
   }>
 > = z.object({
-  patterns: patternsSchema.default([]).describe("end when one shows in the answer"),
-  prompt: z.boolean().default(true).describe(
-    "end when the program waits for input again (the kernel tells; else a known prompt)",
-  ),
+  patterns: patternsSchema.default([]).describe("end when one shows"),
+  prompt: z.boolean().default(true).describe("end when the program waits for input"),
   quiet_seconds: z.number().min(0.1).max(600).optional().describe(
-    "also end once the pane writes nothing for this long",
+    "end after this long quiet",
   ),
   timeout: timeoutSchema,
 }).optional().describe(
-  "wait in this call and return the answer (its echo left out): until the program waits for " +
-    "input again, a pattern, quiet_seconds if given, its exit, or the timeout",
+  "answer in this call: at a prompt, pattern, quiet_seconds, exit or timeout",
 );
 
 /**

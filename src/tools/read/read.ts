@@ -20,7 +20,7 @@ import {
   budgetOf,
   caseSensitiveSchema,
   defineTool,
-  maxLinesSchema,
+  lastLinesSchema,
   maxOutputBytesSchema,
   paneIdOutput,
   paneSpecShape,
@@ -42,16 +42,15 @@ export const READ_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "readonly",
     title: "Read a pane",
-    description: "Pane content as lines: rows start to end (0: the screen's top; negative: " +
-      "history).",
+    description: "A pane's rows start to end as lines (0: the screen's top; negative: history).",
     input: {
       ...paneSpecShape,
       start: z.number().int().nullable().optional().describe("first row (default 0)"),
-      end: z.number().int().nullable().optional().describe("last row (default: the bottom)"),
+      end: z.number().int().nullable().optional().describe("last row (default: bottom)"),
       scrollback: z.boolean().default(false).describe("from the oldest history row"),
       join_wrapped: z.boolean().default(true).describe("join wrapped rows"),
       escapes: z.boolean().default(false).describe("keep colour escapes"),
-      max_lines: maxLinesSchema,
+      max_lines: lastLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
     },
     output: { pane_id: paneIdOutput, ...paneTextOutput },
@@ -82,7 +81,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
       cursor: z.string().max(10000).nullable().optional().describe(
         "from the previous call (or send_keys); none: start now",
       ),
-      max_lines: maxLinesSchema,
+      max_lines: lastLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
     },
     output: {
@@ -115,7 +114,7 @@ export const READ_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "readonly",
     title: "Snapshot a pane",
-    description: "The visible screen with cursor, size, mode and alternate-screen state.",
+    description: "The visible screen with cursor, size and mode.",
     input: { ...paneSpecShape, max_output_bytes: maxOutputBytesSchema },
     output: {
       pane_id: paneIdOutput,
@@ -206,25 +205,21 @@ export const READ_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "readonly",
     title: "Wait for text in a pane",
-    description: "Waits on a pane and returns the output new since the call (or since " +
-      "`cursor`) and a cursor: until one of `patterns` shows (never in the echo of what " +
-      "send_keys typed), a known prompt waits for input again (`prompt`), the pane is quiet " +
-      "for `quiet_seconds` (a full-screen program: the rows that changed), or the program " +
-      "exits. To ask and wait in one call, use send_keys with `wait`. Ends as matched, " +
-      "stopped, prompt, quiet, exited, timeout or alternate_screen.",
+    description: "Waits for a pane's new output (since the call or cursor) until an end below " +
+      "or the program's exit; returns it and a cursor. Never matches send_keys' echo.",
     input: {
       ...paneSpecShape,
       ...waitUntilShape,
       stop_patterns: patternsSchema.default([]).describe(
-        "end the wait as stopped (an error, say)",
+        "end as stopped (an error, say)",
       ),
-      regex: z.boolean().default(false).describe("patterns are RE2 regular expressions"),
+      regex: z.boolean().default(false).describe("patterns are RE2 regexes"),
       case_sensitive: caseSensitiveSchema,
       timeout: timeoutSchema,
       cursor: z.string().max(10000).nullable().optional().describe(
-        "count output since it (from send_keys, capture_since...)",
+        "output since it (from send_keys...)",
       ),
-      max_lines: maxLinesSchema,
+      max_lines: lastLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
     },
     output: { pane_id: paneIdOutput, ...waitOutput },

@@ -23,22 +23,19 @@ export const READ_OUTPUT_TOOL: AnyToolSpec = defineTool({
   target: "none",
   tier: "readonly",
   title: "Read a command's output by line",
-  description: "Reads a run_command's output (by run_id) by line number, exactly: what a " +
-    "result left out (see its output_more), also while it still runs. Pages of up to 400 " +
-    "lines; next_line starts the next. With `pattern`, only the matching lines, grep-style " +
-    "('N:line', context 'N-line', '--' between), and match_count over the whole output. " +
-    "Kept an hour after the run ended.",
+  description: "Reads a run's output by line number, exactly, also while it runs; with " +
+    "pattern, only matching lines, grep-style, and match_count. Kept an hour.",
   input: {
     run_id: z.string().max(64).describe("from a run_command result"),
-    from_line: z.number().int().default(1).describe("from 1; negative counts from the end"),
+    from_line: z.number().int().default(1).describe("negative: from the end"),
     max_lines: z.number().int().min(1).max(10_000).default(DEFAULT_BUDGET.maxLines).describe(
-      "lines a page holds at most",
+      "lines a page holds",
     ),
     max_output_bytes: maxOutputBytesSchema,
     pattern: z.string().min(1).max(1000).optional().describe(
-      "show only lines holding it (and `context` lines around each)",
+      "only lines holding it",
     ),
-    regex: z.boolean().default(false).describe("the pattern is an RE2 regular expression"),
+    regex: z.boolean().default(false).describe("pattern is an RE2 regex"),
     case_sensitive: caseSensitiveSchema,
     context: z.number().int().min(0).max(20).default(2).describe("lines around each match"),
   },

@@ -14,6 +14,7 @@ import {
   defineTool,
   type Extra,
   ifPersonTypingSchema,
+  lastLinesSchema,
   leanRunResult,
   maxLinesSchema,
   maxOutputBytesSchema,
@@ -30,16 +31,16 @@ import { READ_TOOL, renderRunResult, shapeRunResult, type ToolRunResult } from "
 /** run_command's input fields (run_shell_command takes some of them under other names). */
 export const runInput = {
   command: z.string().min(1, { message: "command must not be empty" }).describe(
-    "in the pane's shell's language (bash, fish, nu...); one line or many",
+    "in the pane's shell's language",
   ),
   ...paneSpecShape,
   timeout: timeoutSchema,
   max_lines: maxLinesSchema,
   max_output_bytes: maxOutputBytesSchema,
   suppress_history: z.boolean().nullable().optional().meta({ default: true }).describe(
-    "keep the typed line out of shell history",
+    "keep it out of shell history",
   ),
-  pager: z.boolean().default(false).describe("let programs page (default: PAGER=cat and kin)"),
+  pager: z.boolean().default(false).describe("let programs page"),
   if_person_typing: ifPersonTypingSchema,
 };
 
@@ -237,12 +238,9 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     target: "pane",
     tier: "mutating",
     title: "Run a shell command in a pane",
-    description: "Runs a shell command in a pane's shell, waits for it (no polling) and " +
-      "returns its exit status and output: all, or the first and last lines (exact counts; " +
-      `the rest via ${READ_TOOL}). It runs in a subshell: cd and export do not persist ('cd ` +
-      "dir && make'). A timed-out command MAY STILL BE RUNNING: collect it with " +
-      "wait_for_command; retry only if started is false (it never ran). Pagers print through; " +
-      "to type into a running program, use send_keys.",
+    description: "Runs a shell command in a pane's shell and returns its exit status and " +
+      "output. A subshell: cd and export do not persist. A timed-out command MAY STILL BE " +
+      "RUNNING: collect it with wait_for_command; retry only if started is false (it never ran).",
     input: runInput,
     output,
     remoteOutput,
@@ -273,14 +271,12 @@ export const RUN_TOOLS: AnyToolSpec[] = [
     target: "none",
     tier: "mutating",
     title: "Wait again for a command that timed out",
-    description: "Waits again for a run_command that timed out, by its run_id; once it has " +
-      "ended, returns its real exit status in run_command's shape and forgets the run (until " +
-      "then timed_out: true: call again). Shows only output not shown before. Works after a " +
-      "server restart.",
+    description: "Waits again for a timed-out run_command; returns it as run_command does, " +
+      "with only new output. Works after a server restart.",
     input: {
-      run_id: z.string().max(64).describe("from a run_command result that timed out"),
+      run_id: z.string().max(64).describe("from the timed-out result"),
       timeout: timeoutSchema,
-      max_lines: maxLinesSchema,
+      max_lines: lastLinesSchema,
       max_output_bytes: maxOutputBytesSchema,
       socket_name: socketNameSchema,
     },
