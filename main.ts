@@ -8,7 +8,7 @@ import { configFromFlags } from "./src/config.ts";
 import { grantCommandLine } from "./src/grant_cli.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http/mod.ts";
-import { urlHost } from "./src/util/mod.ts";
+import { abortable, urlHost } from "./src/util/mod.ts";
 import { StdioLineTransport } from "./src/mcp/mod.ts";
 import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
@@ -21,6 +21,13 @@ function listenError(error: unknown, http: { host: string; port: number }): stri
   if (error instanceof Deno.errors.AddrInUse) return `${address} is already in use`;
   return `cannot listen on ${address}: ${error instanceof Error ? error.message : String(error)}`;
 }
+
+/**
+ * How long after start tmux is first asked whether it runs (unless the client leaves sooner): the
+ * first process a Deno program starts costs it about 15 ms, which a client's first tools/list need
+ * not wait for. A tool call that comes first asks tmux itself, and a missing tmux is its error.
+ */
+const CHECK_AFTER_MS = 500;
 
 /** Said on a terminal, where a server waiting silently for a client looks hung. */
 const WAITING = `tmux-mcp ${SERVER_INFO.version}: an MCP server, waiting for an MCP client on ` +
@@ -56,14 +63,16 @@ async function main(args: string[]): Promise<number> {
     console.error("Try --help.");
     return 2;
   }
-  const tmux = await checkTmux();
-  if (tmux.fatal !== null) {
-    console.error(`tmux-mcp: ${tmux.fatal}`);
-    return 1;
-  }
-  for (const warning of [...start.warnings, tmux.warning ?? []].flat()) {
-    console.error(`tmux-mcp: ${warning}`);
-  }
+  for (const warning of start.warnings) console.error(`tmux-mcp: ${warning}`);
+  /** Asks tmux whether it runs, once `ended` settles or later; true when it cannot run at all. */
+  const tmuxMissing = async (ended: Promise<unknown>): Promise<boolean> => {
+    await abortable(ended, AbortSignal.timeout(CHECK_AFTER_MS));
+    const tmux = await checkTmux();
+    for (const said of [tmux.warning ?? [], tmux.fatal ?? []].flat()) {
+      console.error(`tmux-mcp: ${said}`);
+    }
+    return tmux.fatal !== null;
+  };
   const context = createToolContext(start.server);
   let stopping: Promise<void> | null = null;
   let stopTransport = (): Promise<void> => Promise.resolve();
@@ -90,6 +99,10 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
     stopTransport = () => http.shutdown();
+    if (await tmuxMissing(http.finished)) {
+      await stop();
+      return 1;
+    }
     await http.finished;
   } else {
     if (Deno.stdin.isTerminal()) console.error(WAITING);
@@ -97,6 +110,10 @@ async function main(args: string[]): Promise<number> {
     const server = await connectServer(context, new StdioLineTransport());
     const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
     stopTransport = () => server.close();
+    if (await tmuxMissing(closed)) {
+      await stop();
+      return 1;
+    }
     await closed;
   }
   await stop();

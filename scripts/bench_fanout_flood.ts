@@ -14,7 +14,7 @@ export type Report = (
   key: string,
   label: string,
   value: number,
-  options: { unit: string; target: { text: string; met: boolean } },
+  options: { unit: string; target?: { text: string; met: boolean } },
 ) => void;
 
 /** Options for {@linkcode fanOutFlood}. */

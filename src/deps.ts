@@ -32,6 +32,7 @@ import {
   isInitializeRequest as sdkIsInitializeRequest,
   type JSONRPCMessage as SdkMessage,
   JSONRPCMessageSchema,
+  ListToolsRequestSchema,
   type ServerNotification as SdkNotification,
   SubscribeRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS as SDK_VERSIONS,
@@ -114,6 +115,16 @@ export function handleSubscriptions(server: McpServer, handlers: SubscriptionHan
     handlers.unsubscribe(request.params.uri);
     return {};
   });
+}
+
+/**
+ * Answers `tools/list` with `list()`, in place of the list the SDK makes from the registered
+ * tools (it converts every zod schema to JSON Schema at each request). After the tools are
+ * registered.
+ */
+export function answerToolList(server: McpServer, list: () => { tools: object[] }): void {
+  // deno-lint-ignore no-explicit-any
+  server.server.setRequestHandler(ListToolsRequestSchema, list as () => any);
 }
 
 /**

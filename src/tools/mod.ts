@@ -7,6 +7,7 @@
 import type { McpServer } from "../deps.ts";
 import {
   allowed,
+  answerTools,
   type AnyToolSpec,
   registerSpec,
   sessionPush,
@@ -80,9 +81,9 @@ export function availableToolsets(policy: ToolPolicy): Record<string, string[]> 
 /** Registers the offered tools, the resources and the prompts on one session's server. */
 export function registerTools(server: McpServer, shared: ToolContext): void {
   const context = { ...shared, push: sessionPush(server, shared.config) };
-  for (const spec of ALL_TOOLS) {
-    if (context.offered.has(spec.name)) registerSpec(server, spec, context);
-  }
+  const offered = ALL_TOOLS.filter((spec) => context.offered.has(spec.name));
+  for (const spec of offered) registerSpec(server, spec, context);
+  answerTools(server, offered, context.config);
   registerResources(server, context);
   registerRunResources(server, context);
   registerWatchResources(server, context);

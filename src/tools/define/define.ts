@@ -6,6 +6,7 @@
  */
 
 import {
+  answerToolList,
   type CallToolResult,
   type Infer,
   type McpServer,
@@ -40,6 +41,12 @@ import {
 import { confinementNote } from "./confinement.ts";
 import { deadline } from "../../util/mod.ts";
 import { auditCall, auditEvent } from "./audit.ts";
+import {
+  type JsonSchema,
+  jsonSchemasOf,
+  type ToolSchemas,
+  writtenSchemas,
+} from "./tool_schemas.ts";
 
 /** The MCP request context a handler gets (cancellation signal, progress token...). */
 export type Extra = RequestHandlerExtra;
@@ -292,6 +299,68 @@ function configOf(spec: AnyToolSpec, server: ServerConfig): ToolConfig {
     configs.set(spec, config);
   }
   return config;
+}
+
+/** A tool as tools/list gives it (lean_tool_list.ts trims its schemas on their way out). */
+interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: ToolConfig["annotations"];
+  /** Not a task (the SDK's word for calls a client polls for): each call answers itself. */
+  execution: { taskSupport: "forbidden" };
+  _meta?: Record<string, unknown>;
+}
+
+/** Each spec as listed, made once per process (whose settings do not change). */
+const listings = new WeakMap<AnyToolSpec, ListedTool>();
+
+/** Whether the settings add no field to any tool's schemas (see tool_schemas.ts). */
+function addsNoField(server: ServerConfig): boolean {
+  return !server.anySocket && server.remotes.length === 0;
+}
+
+/** A tool's JSON Schemas converted from its zod schemas under `server`'s settings. */
+export function zodSchemasOf(spec: AnyToolSpec, server: ServerConfig): ToolSchemas {
+  const config = configOf(spec, server);
+  return jsonSchemasOf({ input: config.inputSchema, output: config.outputSchema });
+}
+
+function listedTool(spec: AnyToolSpec, server: ServerConfig): ListedTool {
+  let listed = listings.get(spec);
+  if (listed === undefined) {
+    const config = configOf(spec, server);
+    const schemas = (addsNoField(server) ? writtenSchemas(spec.name) : null) ??
+      zodSchemasOf(spec, server);
+    listed = {
+      name: spec.name,
+      title: config.title,
+      description: config.description,
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
+      annotations: config.annotations,
+      execution: { taskSupport: "forbidden" },
+      ...(config._meta === undefined ? {} : { _meta: config._meta }),
+    };
+    listings.set(spec, listed);
+  }
+  return listed;
+}
+
+/**
+ * Answers tools/list with `specs` (the registered ones, in order), each made once per process
+ * (see tool_schemas.ts); a copy each time, as the list is trimmed on its way out.
+ */
+export function answerTools(
+  server: McpServer,
+  specs: readonly AnyToolSpec[],
+  config: ServerConfig,
+): void {
+  answerToolList(server, () => ({
+    tools: specs.map((spec) => structuredClone(listedTool(spec, config))),
+  }));
 }
 
 /** An output shape whose fields with a default may be left out (the schema gives the default). */

@@ -15,12 +15,15 @@ export {
   type ToolContext,
 } from "./context.ts";
 export {
+  answerTools,
   type AnyToolSpec,
   defineTool,
   type Extra,
   progressNotifier,
   registerSpec,
+  zodSchemasOf,
 } from "./define.ts";
+export { type ToolSchemas, writtenSchemas } from "./tool_schemas.ts";
 export { paneText, paneTextOf, paneTextOutput, renderPaneText } from "./pane_text.ts";
 export { allowed, parseTier, type Tier, TIERS, type ToolPolicy } from "./policy.ts";
 export { type SessionPush, sessionPush } from "./push.ts";
