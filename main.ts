@@ -8,7 +8,7 @@ import { configFromFlags } from "./src/config.ts";
 import { grantCommandLine } from "./src/grant_cli.ts";
 import { parseFlags, USAGE } from "./src/flags.ts";
 import { serveHttp } from "./src/http/mod.ts";
-import { abortable, urlHost } from "./src/util/mod.ts";
+import { abortable, ABORTED, urlHost } from "./src/util/mod.ts";
 import { StdioLineTransport } from "./src/mcp/mod.ts";
 import { checkTmux, connectServer, createToolContext, stopToolContext } from "./src/server.ts";
 import { SERVER_INFO } from "./src/version.ts";
@@ -23,9 +23,9 @@ function listenError(error: unknown, http: { host: string; port: number }): stri
 }
 
 /**
- * How long after start tmux is first asked whether it runs (unless the client leaves sooner): the
- * first process a Deno program starts costs it about 15 ms, which a client's first tools/list need
- * not wait for. A tool call that comes first asks tmux itself, and a missing tmux is its error.
+ * How long after start tmux is first asked whether it runs (or else as the server stops): the first
+ * process a Deno program starts costs it about 15 ms, which a client's first tools/list need not
+ * wait for. A tool call that comes first asks tmux itself, and a missing tmux is its error.
  */
 const CHECK_AFTER_MS = 500;
 
@@ -64,21 +64,37 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   for (const warning of start.warnings) console.error(`tmux-mcp: ${warning}`);
-  /** Asks tmux whether it runs, once `ended` settles or later; true when it cannot run at all. */
-  const tmuxMissing = async (ended: Promise<unknown>): Promise<boolean> => {
-    await abortable(ended, AbortSignal.timeout(CHECK_AFTER_MS));
-    const tmux = await checkTmux();
-    for (const said of [tmux.warning ?? [], tmux.fatal ?? []].flat()) {
-      console.error(`tmux-mcp: ${said}`);
-    }
-    return tmux.fatal !== null;
-  };
+  let checked: Promise<boolean> | null = null;
+  /** Asks tmux whether it runs (once) and says what it found; true when it cannot run at all. */
+  const tmuxMissing = (): Promise<boolean> =>
+    checked ??= checkTmux().then((tmux) => {
+      for (const said of [tmux.warning ?? [], tmux.fatal ?? []].flat()) {
+        console.error(`tmux-mcp: ${said}`);
+      }
+      return tmux.fatal !== null;
+    });
   const context = createToolContext(start.server);
   let stopping: Promise<void> | null = null;
   let stopTransport = (): Promise<void> => Promise.resolve();
   const stop = (): Promise<void> =>
     stopping ??= stopToolContext(context).then(() => stopTransport());
   for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
+  /**
+   * Serves until `ended`, asking tmux whether it runs {@linkcode CHECK_AFTER_MS} in, or once the
+   * server has stopped when it ends sooner (a stop waits for nothing: calls in flight are ended
+   * as the server's, not left as a client's cancellations). The process's exit code.
+   */
+  const serveUntil = async (ended: Promise<unknown>): Promise<number> => {
+    const early = await abortable(ended, AbortSignal.timeout(CHECK_AFTER_MS)) !== ABORTED;
+    // The end, should it come while tmux is asked, is not kept waiting for the answer.
+    if (!early && await Promise.race([tmuxMissing(), ended.then(() => false)])) {
+      await stop();
+      return 1;
+    }
+    await ended;
+    await stop();
+    return await tmuxMissing() ? 1 : 0;
+  };
   if (start.http) {
     let http;
     try {
@@ -99,25 +115,15 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
     stopTransport = () => http.shutdown();
-    if (await tmuxMissing(http.finished)) {
-      await stop();
-      return 1;
-    }
-    await http.finished;
+    return await serveUntil(http.finished);
   } else {
     if (Deno.stdin.isTerminal()) console.error(WAITING);
     // Closed by the client going away (end of input) or by stop().
     const server = await connectServer(context, new StdioLineTransport());
     const closed = new Promise<void>((resolve) => server.server.onclose = resolve);
     stopTransport = () => server.close();
-    if (await tmuxMissing(closed)) {
-      await stop();
-      return 1;
-    }
-    await closed;
+    return await serveUntil(closed);
   }
-  await stop();
-  return 0;
 }
 
 if (import.meta.main) {
