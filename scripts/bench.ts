@@ -125,6 +125,28 @@ async function rssCurve(
 }
 
 /**
+ * Reports where a memory curve (MB, sampled as calls go) ends above `start`, with its target, and
+ * its growth over the second half (flat: 2 MB at most).
+ */
+function reportCurve(
+  key: string,
+  label: string,
+  curve: number[],
+  options: { start: number; aboveMb: number },
+): void {
+  const above = (curve.at(-1) ?? 0) - options.start;
+  report(`${key}_over_start_mb`, label, above, {
+    unit: " MB",
+    target: { text: `target <= +${options.aboveMb} MB`, met: above <= options.aboveMb },
+  });
+  const growth = (curve.at(-1) ?? 0) - (curve[Math.floor(curve.length / 2) - 1] ?? 0);
+  report(`${key}_second_half_mb`, "  growth over the second half", growth, {
+    unit: " MB",
+    target: { text: "target <= 2 MB", met: growth <= 2 },
+  });
+}
+
+/**
  * Memory over `calls` calls whose output is kept (issue 53's mix): run_command of `seq 1 300`, a
  * 6,000-character line, `false` and a two-line printf in turn; every 10th call a capture_pane,
  * every 25th a send_keys with a wait. Sampled every tenth of the calls, on a fresh server.
@@ -154,20 +176,9 @@ async function keptOutputMix(calls: number): Promise<void> {
       if (i % (calls / 10) === 0) curve.push(Math.round(await rssMB(c.serverPid) * 10) / 10);
     }
     results.rss_curve_kept_mb = curve;
-    const above = (curve.at(-1) ?? 0) - start;
-    report(
-      "rss_kept_mix_over_start_mb",
-      `output kept (a mix of ${calls} calls): RSS above start`,
-      above,
-      {
-        unit: " MB",
-        target: { text: "target <= +30 MB", met: above <= 30 },
-      },
-    );
-    const growth = (curve.at(-1) ?? 0) - (curve[Math.floor(curve.length / 2) - 1] ?? 0);
-    report("rss_kept_mix_second_half_mb", "  growth over the second half", growth, {
-      unit: " MB",
-      target: { text: "target <= 2 MB", met: growth <= 2 },
+    reportCurve("rss_kept_mix", `output kept (a mix of ${calls} calls): RSS above start`, curve, {
+      start,
+      aboveMb: 30,
     });
   } finally {
     await c.close();
@@ -583,16 +594,7 @@ try {
   report("rss_mb_after_10k", `server RSS after ${calls} calls`, curve.at(-1) ?? 0, {
     unit: " MB",
   });
-  const above = (curve.at(-1) ?? 0) - before10k;
-  report("rss_10k_over_start_mb", "  above its start", above, {
-    unit: " MB",
-    target: { text: "target <= +15 MB", met: above <= 15 },
-  });
-  const growth = (curve.at(-1) ?? 0) - (curve[Math.floor(curve.length / 2) - 1] ?? 0);
-  report("rss_growth_second_half_mb", "  growth over the second half", growth, {
-    unit: " MB",
-    target: { text: "target <= 2 MB", met: growth <= 2 },
-  });
+  reportCurve("rss_10k", "  above its start", curve, { start: before10k, aboveMb: 15 });
   const fdGrowth = (await openHandles(conn.serverPid)) - fdBefore;
   report("fd_growth", "  open handles growth", fdGrowth, {
     target: { text: "target 0", met: fdGrowth === 0 },
