@@ -112,9 +112,11 @@ const OTHER_NAMES: ReadonlyArray<readonly [string, readonly string[]]> = [
 function foldOtherNames(schema: unknown): void {
   if (!isNode(schema) || !isNode(schema.properties)) return;
   const properties = schema.properties;
+  const required = Array.isArray(schema.required) ? schema.required : [];
   for (const [id, others] of OTHER_NAMES) {
     const field = properties[id];
-    if (!isNode(field) || !others.every((name) => name in properties)) continue;
+    const optional = (name: string) => name in properties && !required.includes(name);
+    if (!isNode(field) || !others.every(optional)) continue;
     for (const name of others) delete properties[name];
     field.description = `${field.description ?? id}; or ${others.join(", ")}`;
   }
