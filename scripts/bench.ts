@@ -11,7 +11,7 @@
 
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "../tests/deps.ts";
-import { type Connection, startServer } from "../tests/helpers/mcp.ts";
+import { type Connection, modelVisibleBytes, startServer } from "../tests/helpers/mcp.ts";
 import { startTmux, type TestTmux, tmux } from "../tests/helpers/tmux.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
@@ -309,12 +309,7 @@ try {
   const { tools } = await conn.client.listTools();
   await new Promise((r) => setTimeout(r, 500));
   const startRss = await rssMB(conn.serverPid);
-  // What a model reads of the list: each tool's name, description and input schema.
-  const visible = new TextEncoder().encode(
-    tools.map((t) =>
-      JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })
-    ).join(""),
-  ).length;
+  const visible = modelVisibleBytes(tools);
   report("tool_list_model_bytes", "default tool list, what a model reads", visible, {
     unit: " B",
     target: { text: "target < 9,216 B", met: visible < 9216 },

@@ -10,26 +10,17 @@ import {
   getDefaultEnvironment,
   StdioClientTransport,
 } from "./deps.ts";
-import { postMcp, serverCommand, startServer, withServer } from "./helpers/mcp.ts";
+import {
+  modelVisibleBytes,
+  postMcp,
+  serverCommand,
+  startServer,
+  withServer,
+} from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 import { ALL_TOOLS } from "../src/tools/mod.ts";
 
 const encoder = new TextEncoder();
-
-/** What a model reads of a tool list: each tool's name, description and input schema. */
-function modelVisibleBytes(
-  tools: Array<{ name: string; description?: string; inputSchema: unknown }>,
-): number {
-  return tools.reduce(
-    (sum, tool) =>
-      sum + encoder.encode(JSON.stringify({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-      })).length,
-    0,
-  );
-}
 
 Deno.test("the default tool list is lean; --toolsets all offers every tool there is", async (t) => {
   await t.step("default: at most 16 tools, under 9 KB, no socket_name, warnings kept", async () => {
@@ -59,7 +50,7 @@ Deno.test("the default tool list is lean; --toolsets all offers every tool there
       const { tools } = await conn.client.listTools();
       assertEquals(tools.map((tool) => tool.name).sort(), ALL_TOOLS.map((s) => s.name).sort());
       for (const tool of tools) {
-        const size = encoder.encode(tool.description ?? "").length;
+        const size = new TextEncoder().encode(tool.description ?? "").length;
         assert(size <= 1024, `${tool.name}: a ${size}-byte description`);
       }
     });

@@ -292,6 +292,21 @@ export function fullRunResult(lean: Record<string, unknown>): Record<string, unk
   return { ...full, ...lean };
 }
 
+/** What a model reads of a tool list: each tool's name, description and input schema, in bytes. */
+export function modelVisibleBytes(
+  tools: ReadonlyArray<{ name: string; description?: string; inputSchema: unknown }>,
+): number {
+  return tools.reduce(
+    (sum, tool) =>
+      sum + encoder.encode(JSON.stringify({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+      })).length,
+    0,
+  );
+}
+
 /** The first text block of a tool result. */
 export function textOf(result: { content: Array<{ type: string; text?: string }> }): string {
   const first = result.content[0];
