@@ -20,8 +20,6 @@ import {
 import { startTmux } from "./helpers/tmux.ts";
 import { ALL_TOOLS } from "../src/tools/mod.ts";
 
-const encoder = new TextEncoder();
-
 Deno.test("the default tool list is lean; --toolsets all offers every tool there is", async (t) => {
   await t.step("default: at most 16 tools, under 9 KB, no socket_name, warnings kept", async () => {
     await withServer("stdio", {}, async (conn) => {
