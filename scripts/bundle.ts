@@ -55,20 +55,31 @@ async function builtAt(): Promise<number> {
   }
 }
 
+/** Options for {@linkcode bundle}. */
+export interface BundleOptions {
+  /** Build only when an input changed since the last build. */
+  ifStale?: boolean;
+  /** Where to write it instead of {@linkcode BUNDLE_ENTRY} (a test's bundle, say). */
+  output?: string;
+}
+
 /** Builds the bundle (only when stale, with `ifStale`); returns the entry module's path. */
-export async function bundle(options: { ifStale?: boolean } = {}): Promise<string> {
-  if (options.ifStale && await builtAt() > await newestInput()) return BUNDLE_ENTRY;
-  // `deno task start` builds first: a first build fetches the npm packages (about 36 MB), which
-  // would otherwise pass in silence.
-  console.error(`bundle: building ${BUNDLE_ENTRY.slice(ROOT.length)} from main.ts`);
-  await Deno.remove(BUNDLE_DIR, { recursive: true }).catch(() => {});
+export async function bundle(options: BundleOptions = {}): Promise<string> {
+  const output = options.output ?? BUNDLE_ENTRY;
+  if (options.output === undefined) {
+    if (options.ifStale && await builtAt() > await newestInput()) return BUNDLE_ENTRY;
+    // `deno task start` builds first: a first build fetches the npm packages (about 36 MB),
+    // which would otherwise pass in silence.
+    console.error(`bundle: building ${BUNDLE_ENTRY.slice(ROOT.length)} from main.ts`);
+    await Deno.remove(BUNDLE_DIR, { recursive: true }).catch(() => {});
+  }
   const result = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
       "--quiet",
       "--platform=deno",
       "--minify",
-      `--output=${BUNDLE_ENTRY}`,
+      `--output=${output}`,
       `${ROOT}main.ts`,
     ],
     stdout: "inherit",
@@ -77,7 +88,7 @@ export async function bundle(options: { ifStale?: boolean } = {}): Promise<strin
   if (!result.success) {
     throw new Error(`deno bundle failed:\n${new TextDecoder().decode(result.stderr).trim()}`);
   }
-  return BUNDLE_ENTRY;
+  return output;
 }
 
 if (import.meta.main) {

@@ -42,7 +42,28 @@ import {
 import type { Transport as SdkTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/transport.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/validation/types"
 import type { jsonSchemaValidator as SdkValidatorProvider } from "npm:@modelcontextprotocol/sdk@1.32.2/validation/types.js";
-import { z as zod } from "npm:zod@4.6.7";
+// Named imports, never zod's `z` namespace: a bundle keeps every member of a namespace used as
+// a value, zod's 40 locales (240 KB) among them.
+import {
+  _default,
+  array,
+  boolean,
+  enum as zodEnum,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  strictObject,
+  string,
+  toJSONSchema,
+  union,
+  type ZodBoolean as ZodBooleanType,
+  type ZodNumber as ZodNumberType,
+  type ZodRawShape as ZodShape,
+  type ZodString as ZodStringType,
+  type ZodType as ZodAny,
+} from "npm:zod@4.6.7";
 // Linear-time matching for caller regular expressions (RE2 semantics in pure JavaScript): no
 // pattern can make one search stall the server, whatever flags the process was started with.
 import type { RE2JS as Re2 } from "npm:re2js@2.10.0";
@@ -165,22 +186,36 @@ export async function loadHttpTransport(): Promise<
   return (options) => new Made(options);
 }
 
-/** zod's schema builder. */
-export const z: typeof zod = zod;
-// zod's types, named through the builder (what `deno doc` sees as ours): what its functions
-// return, or its classes make.
+/** zod's schema builder: the builders the server uses. */
+export const z = {
+  _default,
+  array,
+  boolean,
+  enum: zodEnum,
+  literal,
+  nullable,
+  number,
+  object,
+  optional,
+  strictObject,
+  string,
+  toJSONSchema,
+  union,
+} as const;
+// zod's types, named here (what `deno doc` sees as ours): what its functions return, or its
+// classes make.
 /** The fields of an object schema. */
-export type ZodRawShape = zod.ZodRawShape;
+export type ZodRawShape = ZodShape;
 /** Any schema. */
-export type ZodType = zod.ZodType;
+export type ZodType = ZodAny;
 /** An object schema of `Shape`. */
 export type ZodObject<Shape extends ZodRawShape> = ReturnType<typeof z.object<Shape>>;
 /** A string schema. */
-export type ZodString = InstanceType<typeof z.ZodString>;
+export type ZodString = ZodStringType;
 /** A number schema. */
-export type ZodNumber = InstanceType<typeof z.ZodNumber>;
+export type ZodNumber = ZodNumberType;
 /** A boolean schema. */
-export type ZodBoolean = InstanceType<typeof z.ZodBoolean>;
+export type ZodBoolean = ZodBooleanType;
 /** An array of `Item`. */
 export type ZodArray<Item extends ZodType> = ReturnType<typeof z.array<Item>>;
 /** `Inner`, or null. */

@@ -2,7 +2,7 @@
 
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { baseFor, compileTarget } from "../scripts/compile.ts";
-import { SHIPPED_V8_FLAGS } from "../scripts/bundle.ts";
+import { bundle, SHIPPED_V8_FLAGS } from "../scripts/bundle.ts";
 import { type Connection, freePort, runServerToExit, startServer } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
 
@@ -49,6 +49,19 @@ Deno.test("deno task start runs the bundle with the V8 flags the binaries are co
   const run = config.tasks.start.split(" && ").at(-1);
   assertMatch(run, /^deno run .*dist\/js\/main\.js$/);
   assert(run.split(" ").includes(`--v8-flags=${SHIPPED_V8_FLAGS}`), run);
+});
+
+Deno.test("the bundle holds none of zod's locales (named imports, never its namespace)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const text = await Deno.readTextFile(await bundle({ output: `${dir}/main.js` }));
+    // zod's German messages, as the bundle writes them (ASCII, escaped) or as UTF-8.
+    for (const locale of ["Ung\\xFCltig", "Ungültig"]) {
+      assert(!text.includes(locale), `the bundle holds zod's locales ("${locale}")`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("deno publish --dry-run passes and ships only what users need", async () => {
