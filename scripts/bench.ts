@@ -17,6 +17,7 @@ import { bundle, SHIPPED_V8_FLAGS } from "./bundle.ts";
 import { remoteBench } from "./bench_remote.ts";
 import { fanOutFlood, rssMB } from "./bench_fanout_flood.ts";
 import { startFigures } from "./bench_start.ts";
+import { previousRelease } from "./bench_previous.ts";
 import { craftedOutput } from "./bench_crafted.ts";
 import { quietWatches } from "./bench_watches.ts";
 import { countingProgram, median, time } from "./stats.ts";
@@ -297,6 +298,31 @@ async function coldStart(socketName: string, program: string[], runs: number): P
   return median(times);
 }
 
+/** run_command("true") in `pane`, p50: back to back, and at rest (100 ms after the last). */
+async function runLatency(
+  client: Client,
+  pane: string,
+): Promise<{ backToBack: number; rested: number }> {
+  for (let i = 0; i < 5; i++) await runCommand(client, pane, "true");
+  const backToBack: number[] = [];
+  for (let i = 0; i < n(100); i++) {
+    backToBack.push(await time(() => runCommand(client, pane, "true")));
+  }
+  const rested: number[] = [];
+  for (let i = 0; i < n(50); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    rested.push(await time(() => runCommand(client, pane, "true")));
+  }
+  return { backToBack: median(backToBack), rested: median(rested) };
+}
+
+// The previous release, checked out and bundled beside this tree (bench_previous.ts).
+const previous = await previousRelease();
+if ("missing" in previous) {
+  const shown = `not measured: ${previous.missing}`;
+  rows.push(["previous release", shown, ""]);
+  figures.push({ key: "previous_release", label: "previous release", shown, target: null });
+}
 const tmuxServer: TestTmux = await startTmux();
 await tmuxServer.run("set-option", "-g", "history-limit", "200000");
 let conn: Connection | null = null;
@@ -359,34 +385,51 @@ try {
   const floor = median(spawn);
   report("tmux_spawn_ms", "one tmux spawn (the floor), median", floor, { unit: " ms" });
 
-  for (let i = 0; i < 5; i++) await runCommand(client, pane, "true");
-  const rt: number[] = [];
-  for (let i = 0; i < n(100); i++) rt.push(await time(() => runCommand(client, pane, "true")));
-  report("run_true_p50_ms", 'run_command("true") p50', median(rt), { unit: " ms" });
-  report("run_true_vs_spawn", "  over the floor", median(rt) / floor, {
+  const latency = await runLatency(client, pane);
+  // The previous release on the same machine, its own server and shell, in the same sitting.
+  const before = "program" in previous
+    ? await startServer("stdio", {
+      socketName: tmuxServer.socketName,
+      program: previous.program,
+    })
+    : null;
+  const beforePane = before === null ? null : await tmuxServer.newPane();
+  const beforeLatency = before === null ? null : await runLatency(before.client, beforePane!);
+  const version = "version" in previous ? previous.version : "";
+  report("run_true_p50_ms", 'run_command("true") p50', latency.backToBack, { unit: " ms" });
+  report("run_true_vs_spawn", "  over the floor", latency.backToBack / floor, {
     unit: "x",
-    target: { text: "target <= 2.0x", met: median(rt) / floor <= 2 },
+    target: { text: "target <= 2.0x", met: latency.backToBack / floor <= 2 },
   });
+  if (beforeLatency !== null) {
+    report(
+      "run_true_previous_vs_spawn",
+      `  the previous release (${version}), over the floor`,
+      beforeLatency.backToBack / floor,
+      { unit: "x" },
+    );
+  }
   // As an agent calls: the pane at rest, its shell done with the last run's bookkeeping (back to
   // back, each call first waits for the previous run's shell to end its trailer and draw its
   // prompt).
-  const rested: number[] = [];
-  for (let i = 0; i < n(50); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    rested.push(await time(() => runCommand(client, pane, "true")));
-  }
   report(
     "run_true_rested_p50_ms",
     '  run_command("true") at rest (100 ms after the last), p50',
-    median(rested),
-    {
-      unit: " ms",
-    },
+    latency.rested,
+    { unit: " ms" },
   );
-  report("run_true_rested_vs_spawn", "    over the floor", median(rested) / floor, {
+  report("run_true_rested_vs_spawn", "    over the floor", latency.rested / floor, {
     unit: "x",
-    target: { text: "target <= 1.3x", met: median(rested) / floor <= 1.3 },
+    target: { text: "target <= 1.3x", met: latency.rested / floor <= 1.3 },
   });
+  if (beforeLatency !== null) {
+    report(
+      "run_true_rested_previous_vs_spawn",
+      `    the previous release (${version}), over the floor`,
+      beforeLatency.rested / floor,
+      { unit: "x" },
+    );
+  }
 
   // What a person sees: from the call's start to the pane's title naming the run.
   const shown: number[] = [];
@@ -433,7 +476,7 @@ try {
       if (i >= 2) times.push(performance.now() - t0);
     }
     report(`run_true_p50_ms_${shell}`, `  in ${shell}, p50`, median(times), { unit: " ms" });
-    report(`run_true_${shell}_vs_bash`, `    over bash's`, median(times) / median(rt), {
+    report(`run_true_${shell}_vs_bash`, `    over bash's`, median(times) / latency.backToBack, {
       unit: "x",
     });
     await tmuxServer.run("kill-pane", "-t", shellPane);
@@ -464,6 +507,18 @@ try {
     unit: "x",
     target: { text: "target <= 2x", met: cpuPerCall / cpuPerSpawn <= 2 },
   });
+  if (before !== null) {
+    const cpuBeforeRelease = await machineCpuMs();
+    for (let i = 0; i < per; i++) await runCommand(before.client, beforePane!, "true");
+    const cpuPrevious = (await machineCpuMs() - cpuBeforeRelease) / per;
+    await before.close();
+    report(
+      "cpu_call_previous_vs_spawn",
+      `  the previous release (${version}), over a bare spawn`,
+      cpuPrevious / cpuPerSpawn,
+      { unit: "x" },
+    );
+  }
   const eight = await time(() =>
     Promise.all(panes.map(async (p) => {
       for (let i = 0; i < per; i++) await runCommand(client, p, "true");
@@ -656,6 +711,7 @@ try {
     shipped: SHIPPED,
     entry: ENTRY,
     runs: n(10),
+    previous: "program" in previous ? previous : undefined,
   });
   const binary = Deno.env.get("TMUX_MCP_BINARY");
   if (binary) {
@@ -676,6 +732,7 @@ try {
 } finally {
   await conn?.close();
   await tmuxServer.close();
+  if ("remove" in previous) await previous.remove();
 }
 
 const width = Math.max(...rows.map(([label]) => label.length));

@@ -25,6 +25,8 @@ export interface StartFiguresOptions {
   entry: string;
   /** Starts of each, taken in turn. */
   runs: number;
+  /** The previous release's shipped form, started in turn with the others (its figures beside). */
+  previous?: { version: string; program: string[] };
 }
 
 /** Bundles a script as ours is bundled; returns the bundle's path. */
@@ -79,15 +81,32 @@ export async function startFigures(
   const floorEntry = await bundled("sdk_floor.ts");
   const emptyEntry = await bundled("empty_program.ts");
   const as = (entry: string) => options.shipped.map((arg) => arg === options.entry ? entry : arg);
-  const forms = { ours: as(options.entry), floor: as(floorEntry), empty: as(emptyEntry) };
-  const times = { ours: [] as number[], floor: [] as number[], empty: [] as number[] };
-  const rss = { ours: [] as number[], floor: [] as number[], empty: [] as number[] };
+  const forms = {
+    ours: as(options.entry),
+    floor: as(floorEntry),
+    previous: options.previous?.program ?? [],
+    empty: as(emptyEntry),
+  };
+  const servers = options.previous
+    ? ["ours", "floor", "previous"] as const
+    : ["ours", "floor"] as const;
+  const times = {
+    ours: [] as number[],
+    floor: [] as number[],
+    previous: [] as number[],
+    empty: [] as number[],
+  };
+  const rss = {
+    ours: [] as number[],
+    floor: [] as number[],
+    previous: [] as number[],
+    empty: [] as number[],
+  };
   // One start each first: a new build compiles and fills Deno's code cache, as a user's first.
-  await serverStart(socketName, forms.ours);
-  await serverStart(socketName, forms.floor);
+  for (const name of servers) await serverStart(socketName, forms[name]);
   await emptyStart(forms.empty);
   for (let i = 0; i < options.runs; i++) {
-    for (const name of ["ours", "floor"] as const) {
+    for (const name of servers) {
       const start = await serverStart(socketName, forms[name]);
       times[name].push(start.ms);
       rss[name].push(start.rss);
@@ -109,6 +128,16 @@ export async function startFigures(
   report("start_floor_ms", "  the SDK floor's (same SDK and zod, 16 tools)", ms.floor, {
     unit: " ms",
   });
+  if (options.previous) {
+    report(
+      "start_previous_ms",
+      `  the previous release's (${options.previous.version})`,
+      median(times.previous),
+      {
+        unit: " ms",
+      },
+    );
+  }
   report("start_empty_ms", "  an empty Deno program's, to its exit", ms.empty, { unit: " ms" });
   report("start_vs_floor", "  ours over the SDK floor", ms.ours / ms.floor, {
     unit: "x",
@@ -116,6 +145,16 @@ export async function startFigures(
   });
   report("rss_after_start_mb", "server RSS after start, median", mb.ours, { unit: " MB" });
   report("rss_floor_mb", "  the SDK floor's", mb.floor, { unit: " MB" });
+  if (options.previous) {
+    report(
+      "rss_previous_mb",
+      `  the previous release's (${options.previous.version})`,
+      median(rss.previous),
+      {
+        unit: " MB",
+      },
+    );
+  }
   report("rss_empty_mb", "  an empty Deno program's", mb.empty, { unit: " MB" });
   report("rss_over_floor_mb", "  ours above the SDK floor", mb.ours - mb.floor, {
     unit: " MB",
