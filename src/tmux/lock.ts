@@ -34,14 +34,21 @@ export async function acquire(
     if (locks.get(key) === tail) locks.delete(key);
   };
   const turn = previous.then(() => true as const);
-  using limit = options.deadline === undefined
+  // Disposed of in `finally`, not by `using`: the bundle's minifier turns a `using` read once
+  // right after into that read, and the deadline kept its timer for the call's whole timeout
+  // (evanw/esbuild#4482).
+  const limit = options.deadline === undefined
     ? null
     : deadline(options.deadline - Date.now(), options.signal);
-  const signal = limit?.signal ?? options.signal;
-  const got = signal === undefined ? await turn : await abortable(turn, signal);
-  if (got === ABORTED) {
-    done();
-    return null;
+  try {
+    const signal = limit?.signal ?? options.signal;
+    const got = signal === undefined ? await turn : await abortable(turn, signal);
+    if (got === ABORTED) {
+      done();
+      return null;
+    }
+    return done;
+  } finally {
+    limit?.[Symbol.dispose]();
   }
-  return done;
 }

@@ -227,10 +227,21 @@ async function supersededResult(run: Collecting): Promise<RunResult> {
  * else the result of a run still going (or never to run).
  */
 async function waitWhileRunning(run: Collecting): Promise<RunResult | null> {
+  const { runner, request } = run;
+  // Disposed of in `finally`, not by `using`: the bundle's minifier turns a `using` read once
+  // right after into that read, and disposes of nothing (evanw/esbuild#4482).
+  const linked = request.signal ? linkedSignal(request.signal, runner.stop.signal) : null;
+  try {
+    return await waitOnChannel(run, linked?.signal ?? runner.stop.signal);
+  } finally {
+    linked?.[Symbol.dispose]();
+  }
+}
+
+/** {@linkcode waitWhileRunning} under `signal` (the call's, or the server's stop). */
+async function waitOnChannel(run: Collecting, signal: AbortSignal): Promise<RunResult | null> {
   const { runner, request, call, started } = run;
   const { socket, paneId, names } = call;
-  using linked = request.signal ? linkedSignal(request.signal, runner.stop.signal) : null;
-  const signal = linked?.signal ?? runner.stop.signal;
   const waiter = waitChannel(socket, names.channel);
   const progress = request.onProgress && await resumedProgress(
     { socket, paneId, stored: runner.store.get(request.runId), started },
