@@ -326,6 +326,8 @@ if ("missing" in previous) {
 const tmuxServer: TestTmux = await startTmux();
 await tmuxServer.run("set-option", "-g", "history-limit", "200000");
 let conn: Connection | null = null;
+/** The previous release's server, while its latency and CPU are measured. */
+let before: Connection | null = null;
 try {
   // A first run of a new build compiles it and caches the code (Deno's code cache); every later
   // start, the ones users see, reads that cache. One start warms it.
@@ -396,7 +398,7 @@ try {
 
   const latency = await runLatency(client, pane);
   // The previous release on the same machine, its own server and shell, in the same sitting.
-  const before = "program" in previous
+  before = "program" in previous
     ? await startServer("stdio", {
       socketName: tmuxServer.socketName,
       program: previous.program,
@@ -521,6 +523,7 @@ try {
     for (let i = 0; i < per; i++) await runCommand(before.client, beforePane!, "true");
     const cpuPrevious = (await machineCpuMs() - cpuBeforeRelease) / per;
     await before.close();
+    before = null;
     report(
       "cpu_call_previous_vs_spawn",
       `  the previous release (${version}), over a bare spawn`,
@@ -733,6 +736,7 @@ try {
   );
 } finally {
   await conn?.close();
+  await before?.close();
   await tmuxServer.close();
   if ("remove" in previous) await previous.remove();
 }
