@@ -332,9 +332,8 @@ try {
   // A first run of a new build compiles it and caches the code (Deno's code cache); every later
   // start, the ones users see, reads that cache. One start warms it.
   await coldStart(tmuxServer.socketName, SHIPPED, 1);
-  // Cold start and memory after it, against the SDK floor and an empty program (issue 53), first:
-  // after the floods below, the same code measured 1.22x the floor and +7.3 MB above it, against
-  // 1.08-1.13x and +4.5-6.1 MB on a machine they have not loaded.
+  // Cold start and memory after it, against the SDK floor and an empty program (issue 53), first,
+  // on a machine the floods below have not yet loaded.
   await startFigures(tmuxServer.socketName, report, {
     shipped: SHIPPED,
     entry: ENTRY,
