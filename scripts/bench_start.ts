@@ -25,7 +25,7 @@ export interface StartFiguresOptions {
   entry: string;
   /** Starts of each, taken in turn. */
   runs: number;
-  /** The previous release's shipped form, started in turn with the others (its figures beside). */
+  /** The previous release's shipped form, started after ours and the floor's (its figures beside). */
   previous?: { version: string; program: string[] };
 }
 
@@ -98,8 +98,8 @@ export async function startFigures(
     times.empty.push(empty.ms);
     rss.empty.push(empty.rss);
   }
-  // The previous release's starts after, not among ours: interleaved, the start after each of
-  // its own measured 1.22x the floor and +6.7 MB, against 1.08-1.13x and +4.5-6.1 MB.
+  // The previous release's starts after ours, not among them: interleaved, it slowed the start
+  // that followed it (ours measured 1.22x the floor and +6.7 MB, against 1.11x and +5.2 MB apart).
   const previous = { times: [] as number[], rss: [] as number[] };
   if (options.previous) {
     await serverStart(socketName, options.previous.program);
