@@ -5,6 +5,7 @@ import { baseFor, compileTarget } from "../scripts/compile.ts";
 import { bundle, SHIPPED_V8_FLAGS } from "../scripts/bundle.ts";
 import { type Connection, freePort, runServerToExit, startServer } from "./helpers/mcp.ts";
 import { startTmux } from "./helpers/tmux.ts";
+import { sourceFiles } from "./helpers/source_files.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -76,17 +77,9 @@ Deno.test("the bundle holds none of zod's locales (named imports, never its name
 /** `using` declarations in our source files. */
 async function sourceUsings(): Promise<number> {
   let count = 0;
-  const visit = async (dir: URL): Promise<void> => {
-    for await (const entry of Deno.readDir(dir)) {
-      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
-      if (entry.isDirectory) await visit(url);
-      else if (entry.name.endsWith(".ts")) {
-        count += (await Deno.readTextFile(url)).match(/^\s*(?:await\s+)?using\s+\w+\s*=/gm)
-          ?.length ?? 0;
-      }
-    }
-  };
-  await visit(new URL("src/", ROOT));
+  for await (const { text } of sourceFiles(new URL("src/", ROOT))) {
+    count += text.match(/^\s*(?:await\s+)?using\s+\w+\s*=/gm)?.length ?? 0;
+  }
   return count;
 }
 

@@ -1,5 +1,6 @@
 // The pinned versions in src/deps.ts (used by remote runs) and deno.json (used locally) agree.
 import { assertEquals } from "../deps.ts";
+import { sourceFiles } from "../helpers/source_files.ts";
 
 Deno.test("src/deps.ts pins the same versions as deno.json", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -17,19 +18,11 @@ Deno.test("src/deps.ts pins the same versions as deno.json", async () => {
 
 Deno.test("no source file imports a bare specifier (remote runs have no import map)", async () => {
   const bad: string[] = [];
-  async function walk(dir: URL): Promise<void> {
-    for await (const entry of Deno.readDir(dir)) {
-      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
-      if (entry.isDirectory) await walk(url);
-      else if (entry.name.endsWith(".ts")) {
-        const text = await Deno.readTextFile(url);
-        for (const m of text.matchAll(/(?:from|import)\s+"([^"]+)"/g)) {
-          if (!/^(\.|npm:|node:)/.test(m[1])) bad.push(`${url.pathname}: ${m[1]}`);
-        }
-      }
+  for await (const { url, text } of sourceFiles(new URL("../../src/", import.meta.url))) {
+    for (const m of text.matchAll(/(?:from|import)\s+"([^"]+)"/g)) {
+      if (!/^(\.|npm:|node:)/.test(m[1])) bad.push(`${url.pathname}: ${m[1]}`);
     }
   }
-  await walk(new URL("../../src/", import.meta.url));
   const main = await Deno.readTextFile(new URL("../../main.ts", import.meta.url));
   for (const m of main.matchAll(/from\s+"([^"]+)"/g)) {
     if (!/^(\.|npm:|node:)/.test(m[1])) bad.push(`main.ts: ${m[1]}`);
