@@ -147,6 +147,14 @@ function reportCurve(
   });
 }
 
+/** A ratio of the previous release, beside ours (nothing when it was not measured). */
+function reportPrevious(key: string, label: string, ratio: number | null): void {
+  if (ratio === null || !("version" in previous)) return;
+  report(key, label.replace("%s", `the previous release (${previous.version})`), ratio, {
+    unit: "x",
+  });
+}
+
 /**
  * Memory over `calls` calls whose output is kept (issue 53's mix): run_command of `seq 1 300`, a
  * 6,000-character line, `false` and a two-line printf in turn; every 10th call a capture_pane,
@@ -369,7 +377,7 @@ try {
     },
   );
   await everything.close();
-  // Its target is held against the SDK floor (startFigures, below).
+  // Its target is held against the SDK floor (startFigures, above).
   report("rss_mb_after_start", "server RSS after start", startRss, { unit: " MB" });
   const source = await startServer("stdio", { socketName: tmuxServer.socketName, program: SOURCE });
   await source.client.listTools();
@@ -405,20 +413,16 @@ try {
     : null;
   const beforePane = before === null ? null : await tmuxServer.newPane();
   const beforeLatency = before === null ? null : await runLatency(before.client, beforePane!);
-  const version = "version" in previous ? previous.version : "";
   report("run_true_p50_ms", 'run_command("true") p50', latency.backToBack, { unit: " ms" });
   report("run_true_vs_spawn", "  over the floor", latency.backToBack / floor, {
     unit: "x",
     target: { text: "target <= 2.0x", met: latency.backToBack / floor <= 2 },
   });
-  if (beforeLatency !== null) {
-    report(
-      "run_true_previous_vs_spawn",
-      `  the previous release (${version}), over the floor`,
-      beforeLatency.backToBack / floor,
-      { unit: "x" },
-    );
-  }
+  reportPrevious(
+    "run_true_previous_vs_spawn",
+    "  %s, over the floor",
+    beforeLatency && beforeLatency.backToBack / floor,
+  );
   // As an agent calls: the pane at rest, its shell done with the last run's bookkeeping (back to
   // back, each call first waits for the previous run's shell to end its trailer and draw its
   // prompt).
@@ -432,14 +436,11 @@ try {
     unit: "x",
     target: { text: "target <= 1.3x", met: latency.rested / floor <= 1.3 },
   });
-  if (beforeLatency !== null) {
-    report(
-      "run_true_rested_previous_vs_spawn",
-      `    the previous release (${version}), over the floor`,
-      beforeLatency.rested / floor,
-      { unit: "x" },
-    );
-  }
+  reportPrevious(
+    "run_true_rested_previous_vs_spawn",
+    "    %s, over the floor",
+    beforeLatency && beforeLatency.rested / floor,
+  );
 
   // What a person sees: from the call's start to the pane's title naming the run.
   const shown: number[] = [];
@@ -523,11 +524,10 @@ try {
     const cpuPrevious = (await machineCpuMs() - cpuBeforeRelease) / per;
     await before.close();
     before = null;
-    report(
+    reportPrevious(
       "cpu_call_previous_vs_spawn",
-      `  the previous release (${version}), over a bare spawn`,
+      "  %s, over a bare spawn",
       cpuPrevious / cpuPerSpawn,
-      { unit: "x" },
     );
   }
   const eight = await time(() =>
