@@ -65,10 +65,12 @@ async function runSuites(version: string, binDir: string): Promise<Outcome> {
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
-      ...["test", "--allow-run", "--allow-env", "--allow-read", "--allow-write"],
+      ...["test", "--parallel", "--allow-run", "--allow-env", "--allow-read", "--allow-write"],
       ...["--allow-net=127.0.0.1", ...SUITES],
     ],
-    env: { PATH: `${binDir}:${Deno.env.get("PATH") ?? ""}`, NO_COLOR: "1" },
+    // Files three at a time, as `deno task test` runs them: the suites wait on shells far more
+    // than they compute.
+    env: { PATH: `${binDir}:${Deno.env.get("PATH") ?? ""}`, NO_COLOR: "1", DENO_JOBS: "3" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
