@@ -236,6 +236,66 @@ export async function listPanes(
   );
 }
 
+/** A client as {@linkcode listPanesAndClients} lists it. */
+export interface ListedClient {
+  /** The client's session. */
+  session_id: string;
+  /** Its active pane. */
+  pane_id: string;
+  /** Its last key press, in seconds since the epoch. */
+  activity: number;
+  /** A person's: not read-only, not in control mode (a program's, this server's own among them). */
+  person: boolean;
+}
+
+const LISTED_CLIENT_FIELDS = [
+  "session_id",
+  "pane_id",
+  "client_activity",
+  "client_readonly",
+  "client_control_mode",
+] as const;
+
+/**
+ * The panes {@linkcode listPanes} lists, each with the raw values of `extra` fields, and every
+ * client of the tmux server: one tmux command.
+ */
+export async function listPanesAndClients<E extends string>(
+  socket: TmuxSocket,
+  filter: PaneFilter,
+  extra: readonly E[],
+): Promise<{ panes: Array<{ pane: Pane; extra: Record<E, string> }>; clients: ListedClient[] }> {
+  const windowId = filter.windowId == null ? null : checkId("window_id", filter.windowId);
+  const sessionId = filter.sessionId ?? null;
+  const spec = { ...PANE_FIELDS, ...AGENT_FIELDS };
+  const fields = [...Object.keys(spec), ...extra];
+  const { records } = splitRecords(
+    await runTmux(socket, [
+      ...["list-panes", "-a", "-F", formatOf(fields), THEN],
+      ...["list-clients", "-F", `client|${formatOf(LISTED_CLIENT_FIELDS)}`],
+    ]),
+  );
+  const clients = records.filter((values) => values[0] === "client")
+    .map((values) => recordOf(values.slice(1), LISTED_CLIENT_FIELDS))
+    .map((client) => ({
+      session_id: client.session_id,
+      pane_id: client.pane_id,
+      activity: /^\d{1,12}$/.test(client.client_activity) ? Number(client.client_activity) : 0,
+      person: client.client_readonly !== "1" && client.client_control_mode !== "1",
+    }));
+  const listed = records.filter((values) => values[0] !== "client").map((values) => {
+    const record = recordOf(values, fields);
+    const extraValues = {} as Record<E, string>;
+    for (const field of extra) extraValues[field] = record[field];
+    return { ...paneOf(convert(spec, record)), extra: extraValues };
+  });
+  const panes = (await inScopeOnly(socket, listed)).filter((p) =>
+    (windowId === null || p.window_id === windowId) &&
+    (sessionId === null || p.session_id === sessionId)
+  );
+  return { panes: panes.map(({ extra, ...pane }) => ({ pane, extra })), clients };
+}
+
 /** One pane by id (asked of that pane alone, not found among all of them). */
 export async function getPane(socket: TmuxSocket, paneId: string): Promise<Pane> {
   const spec = { ...PANE_FIELDS, ...AGENT_FIELDS };

@@ -1,6 +1,7 @@
 /**
  * Reading panes: captures (plain, and since an opaque cursor), the screen with its cursor,
- * searches, waits on text, the bounded excerpt a result shows, and whether a person may be typing.
+ * searches, waits on text, the bounded excerpt a result shows, whether a person may be typing, and
+ * every pane's state (what agents in them reported).
  *
  * @module
  */
@@ -47,3 +48,12 @@ export {
   type LineEnds,
   type OutputBudget,
 } from "./text/mod.ts";
+export { type AgentReport, type PaneState, paneStates, type PaneWithState } from "./pane_states.ts";
+export {
+  AGENT_MESSAGE_OPTION,
+  AGENT_OPTION,
+  AGENT_STATES,
+  type AgentState,
+  WAIT_REASONS,
+  type WaitReason,
+} from "./agent_report.ts";

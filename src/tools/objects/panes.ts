@@ -7,17 +7,21 @@
 
 import { z } from "../../deps.ts";
 import {
+  AGENT_STATES,
   clearPane,
   getPane,
   kill,
   listPanes,
   PANE_FIELDS,
+  paneStates,
+  type PaneWithState,
   resizePane,
   respawnPane,
   selectPane,
   setPaneTitle,
   splitWindow,
   swapPanes,
+  WAIT_REASONS,
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
@@ -48,7 +52,46 @@ const paneSchema = objectSchema(PANE_FIELDS).extend({
   ),
   agent_running: z.boolean().describe("a run_command's command runs there now"),
 });
+const stateSchema = z.object({
+  program: z.string().describe("the program in front"),
+  waits_for_input: z.boolean().nullable().describe(
+    "it waits for terminal input, as the kernel tells it (null: cannot be told)",
+  ),
+  full_screen: z.boolean().describe("a full-screen program (alternate screen)"),
+  person: z.enum(["typing", "attached"]).nullable().describe(
+    "a person's client typing here (a key in the last 2 s) or attached to the session",
+  ),
+  agent: z.object({
+    state: z.enum(AGENT_STATES).describe("what the agent does"),
+    reason: z.enum(WAIT_REASONS).nullable().describe("why it waits"),
+    message: z.string().nullable().describe("what it said (its notification, its answer), cut"),
+    age_seconds: z.number().int().nullable().describe("since it reported it (null: inferred)"),
+    source: z.enum(["reported", "inferred"]).describe(
+      "reported by its hook lines, or inferred from the kernel's look at a program",
+    ),
+  }).nullable().describe("the agent in the pane (null: a shell at its prompt, or untold)"),
+  needs_you: z.boolean().describe("an agent waiting or done, or a program waiting for input"),
+});
 const paneShape = { pane_id: paneIdSchema, socket_name: socketNameSchema };
+
+/** One line a pane: where the panes needing their caller come first. */
+function statesText(panes: readonly PaneWithState[]): string {
+  const needing = panes.filter((pane) => pane.state.needs_you);
+  const line = (pane: PaneWithState): string => {
+    const { agent, person } = pane.state;
+    const what = agent === null
+      ? pane.state.program
+      : `${pane.state.program} ${agent.state}${agent.reason ? ` (${agent.reason})` : ""}` +
+        (agent.source === "inferred" ? " [inferred]" : ` ${agent.age_seconds}s ago`) +
+        (agent.message ? `: ${agent.message}` : "");
+    return `${pane.pane_id} ${what}${person ? ` [person ${person}]` : ""}`;
+  };
+  return [
+    `${needing.length} of ${panes.length} panes need you` +
+    (needing.length > 0 ? `: ${needing.map((pane) => pane.pane_id).join(" ")}` : ""),
+    ...[...needing, ...panes.filter((pane) => !pane.state.needs_you)].map(line),
+  ].join("\n");
+}
 
 /** The pane tools. */
 export const PANE_TOOLS: AnyToolSpec[] = [
@@ -62,13 +105,24 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     input: {
       ...sessionSpecShape,
       window_id: z.string().nullable().optional().describe("like @2"),
+      state: z.boolean().default(false).describe("with each pane's state: which need you, and why"),
     },
     output: {
-      panes: z.array(paneSchema).describe("the panes, with their fields (pane_id for other tools)"),
+      panes: z.array(paneSchema.extend({ state: stateSchema.optional() })).describe(
+        "the panes, with their fields (pane_id for other tools)",
+      ),
     },
     async run(args, { socket, target }) {
-      return { panes: await listPanes(socket, { sessionId: target, windowId: args.window_id }) };
+      const filter = { sessionId: target, windowId: args.window_id };
+      return {
+        panes: args.state ? await paneStates(socket, filter) : await listPanes(socket, filter),
+      };
     },
+    // Listed with their states (each pane then has one): summary first, a line a pane.
+    text: (r) =>
+      r.panes.length > 0 && r.panes.every((pane) => pane.state !== undefined)
+        ? statesText(r.panes as PaneWithState[])
+        : JSON.stringify(r),
   }),
   defineTool({
     name: "get_pane_info",

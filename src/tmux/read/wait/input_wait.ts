@@ -56,6 +56,8 @@ export interface InputWait extends Told {
 const OPTION_PREFIX = `@${NAME_PREFIX}turn_`;
 const OPTION = new RegExp(`^${OPTION_PREFIX}[0-9a-f]{${2 * NONCE_BYTES}}$`);
 const OUR_OPTION = `${OPTION_PREFIX}${newNonce()}`;
+/** The option of this process's looks at many panes, which may start at a pane a look is at. */
+const OUR_MANY_OPTION = `${OPTION_PREFIX}${newNonce()}`;
 
 /** Whether a pane option's name is a look's (one a look that did not finish left, when found). */
 export function isLookOption(name: string): boolean {
@@ -66,13 +68,12 @@ export function isLookOption(name: string): boolean {
 const GROUP_MAX = 16;
 
 /**
- * The script, after tmux expands its formats (`####` is how a format writes `##`; no other `#`).
- * Linux: per process of the foreground group, `pid state wchan syscall arg0 sockets fd0-is-tty
+ * The look at the terminal `$t` whose first process is `$s`, leaving its answer in `$r`, as
+ * written for tmux to expand (`####` is how a format writes `##`; no other `#`). Linux: per process of the foreground group, `pid state wchan syscall arg0 sockets fd0-is-tty
  * read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of the terminal's
  * processes. Each answer starts with the terminal's mode.
  */
-const SCRIPT_BODY =
-  "t=#{pane_tty}; s=#{pane_pid}; m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
+const LOOK_BODY = "m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
   "*icanon*) m=cooked ;; esac; " +
   "if [ -r /proc/$s/stat ]; then " +
   "read -r l < /proc/$s/stat; l=${l####*) }; set -- $l; g=$6; " +
@@ -90,6 +91,9 @@ const SCRIPT_BODY =
   'r="$r;$p $z ${w:-0} $n $a $k $f $d"; done; ' +
   'else r="ps $m;$(ps -o pid= -o pgid= -o tpgid= -o stat= -o wchan= -t ${t####/dev/} 2>/dev/null ' +
   `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; `;
+
+/** One pane's look: its terminal `$t` and first process `$s` from tmux's formats. */
+const SCRIPT_BODY = `t=#{pane_tty}; s=#{pane_pid}; ${LOOK_BODY}`;
 
 /**
  * The script of one look, which leaves its answer in our option, after the look's token, if the
@@ -223,8 +227,13 @@ export function lookForInputWait(socket: TmuxSocket, paneId: string): Promise<In
  */
 const REMOVE_AFTER_MS = [0, 1000, 3000, 10_000, 30_000];
 
-function removeLater(socket: TmuxSocket, paneId: string, token: string): void {
-  const ours = `#{m:${token}*,#{${OUR_OPTION}}}`;
+function removeLater(
+  socket: TmuxSocket,
+  paneId: string,
+  token: string,
+  option: string = OUR_OPTION,
+): void {
+  const ours = `#{m:${token}*,#{${option}}}`;
   outsideCall(async () => {
     let waited = 0;
     for (const ms of REMOVE_AFTER_MS) {
@@ -233,7 +242,7 @@ function removeLater(socket: TmuxSocket, paneId: string, token: string): void {
       waited = ms;
       await spawnRun(socket, [
         ...["if-shell", "-F", "-t", paneId, ours],
-        `set-option -p -u -t ${paneId} ${OUR_OPTION}`,
+        `set-option -p -u -t ${paneId} ${option}`,
       ]).catch(() => {});
     }
   });
@@ -275,4 +284,111 @@ async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> 
     ? parseInputWait(written.slice(token.length + 1))
     : UNTOLD;
   return { ...told, position, alternate: position.endsWith(",1") };
+}
+
+/** A pane as the look at many panes needs it (from a listing: tmux's own values). */
+export interface LookedPane {
+  /** The pane, like %3. */
+  paneId: string;
+  /** Its terminal, like /dev/pts/3. */
+  tty: string;
+  /** Its first process. */
+  pid: number;
+  /** A process said to run in it (an agent's mark): the look tells whether it still does. */
+  claimedPid?: number;
+}
+
+/** What the look at many panes saw of one. */
+export interface PaneLook extends Told {
+  /** The claimed process lives with the pane's terminal as its own; null: none was claimed. */
+  claimedLives: boolean | null;
+}
+
+/** Panes a look command holds at most (tmux takes a command of 16 KiB at most from a client). */
+const PANES_A_LOOK = 40;
+
+const TTY = /^\/dev\/[A-Za-z0-9/._-]{1,64}$/;
+
+/** Looks at many panes, one tmux command and one shell for up to 40 (lookForInputWait's script). */
+let manyLooks: Promise<unknown> = Promise.resolve();
+
+/**
+ * Whether each pane's program waits for terminal input, and whether a process claimed for it
+ * lives there: one tmux command (one shell on tmux's host) for up to {@linkcode PANES_A_LOOK}
+ * panes, where {@linkcode lookForInputWait} takes one a pane. A pane the look could not tell of
+ * is missing from the answer. Looks at many panes run one at a time in this process.
+ */
+export function lookAtPanes(
+  socket: TmuxSocket,
+  panes: readonly LookedPane[],
+): Promise<Map<string, PaneLook>> {
+  const valid = panes.filter((pane) =>
+    /^%\d+$/.test(pane.paneId) && TTY.test(pane.tty) && Number.isSafeInteger(pane.pid) &&
+    (pane.claimedPid === undefined || Number.isSafeInteger(pane.claimedPid))
+  );
+  const looks = (async () => {
+    await manyLooks.catch(() => {});
+    const seen = new Map<string, PaneLook>();
+    for (let i = 0; i < valid.length; i += PANES_A_LOOK) {
+      for (const [paneId, look] of await lookManyOnce(socket, valid.slice(i, i + PANES_A_LOOK))) {
+        seen.set(paneId, look);
+      }
+    }
+    return seen;
+  })();
+  manyLooks = looks;
+  return looks;
+}
+
+/** The script of a look at many panes: the one-pane look as a function, called a pane. */
+function manyScriptOf(token: string, panes: readonly LookedPane[]): string {
+  const calls = panes.map((pane) => {
+    const claimed = pane.claimedPid === undefined ? "a=-; " : "a=0; " +
+      `case " $(ps -o tty= -p ${pane.claimedPid} 2>/dev/null) " in *" \${t####/dev/} "*) a=1 ;; ` +
+      "esac; ";
+    return `t=${pane.tty}; s=${pane.pid}; l; ${claimed}R="$R|${pane.paneId} $a $r"; `;
+  });
+  const first = panes[0].paneId;
+  const holds = `##{==:##{${OUR_MANY_OPTION}},${token}}`;
+  return `l() { ${LOOK_BODY}}; R=; ${calls.join("")}case $R in *"'"*) R= ;; esac; ` +
+    `command tmux -S #{q:socket_path} if-shell -F -t ${first} '${holds}' ` +
+    `"set-option -p -t ${first} ${OUR_MANY_OPTION} '${token} $R'"`;
+}
+
+async function lookManyOnce(
+  socket: TmuxSocket,
+  panes: readonly LookedPane[],
+): Promise<Map<string, PaneLook>> {
+  const first = panes[0].paneId;
+  const token = newNonce();
+  await takenBackWhenGone(socket, {
+    object: first,
+    kind: "looks",
+    undo: ["set-option", "-p", "-u", "-t", first, OUR_MANY_OPTION],
+  });
+  let answer: string;
+  try {
+    answer = await spawnRun(socket, [
+      ...["set-option", "-p", "-t", first, OUR_MANY_OPTION, token, THEN],
+      ...["if-shell", "-t", first, manyScriptOf(token, panes)],
+      `show-options -p -v -t ${first} ${OUR_MANY_OPTION}`,
+      ...[THEN, "set-option", "-p", "-u", "-t", first, OUR_MANY_OPTION],
+    ]);
+  } catch (error) {
+    removeLater(socket, first, token, OUR_MANY_OPTION);
+    throw error;
+  }
+  const written = answer.replace(/\n+$/, "");
+  const seen = new Map<string, PaneLook>();
+  if (!written.startsWith(`${token} `)) return seen;
+  const asked = new Set(panes.map((pane) => pane.paneId));
+  for (const part of written.slice(token.length + 1).split("|").slice(1, panes.length + 1)) {
+    const [paneId, claimed, ...rest] = part.split(" ");
+    if (!asked.has(paneId) || seen.has(paneId)) continue;
+    seen.set(paneId, {
+      ...parseInputWait(rest.join(" ")),
+      claimedLives: claimed === "1" ? true : claimed === "0" ? false : null,
+    });
+  }
+  return seen;
 }

@@ -1,0 +1,244 @@
+// Many agents in many panes: list_panes with state names exactly the panes whose agent waits, and
+// why, as the agents' own hook lines report it (docs/agents.md's Claude Code and Codex lines, run
+// by a stand-in agent as those agents run them), and a killed agent leaves no ghost.
+
+import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
+import { testNeeding } from "./helpers/prerequisites.ts";
+import { type TestTmux, until } from "./helpers/tmux.ts";
+import { seededRandom } from "./helpers/random.ts";
+
+const AGENT = new URL("./fixtures/hooked_agent.py", import.meta.url).pathname;
+const AGENTS_DOC = new URL("../docs/agents.md", import.meta.url).pathname;
+
+/** The fenced blocks of a language under a heading of docs/agents.md. */
+function blockUnder(heading: string, language: string): string {
+  const doc = Deno.readTextFileSync(AGENTS_DOC);
+  const section = doc.split(/^### /m).find((part) => part.startsWith(`${heading}\n`));
+  assert(section !== undefined, `docs/agents.md has no section ${heading}`);
+  const block = new RegExp("```" + language + "\\n([\\s\\S]*?)\\n```").exec(section);
+  assert(block !== null, `docs/agents.md's ${heading} has no ${language} block`);
+  return block[1];
+}
+
+/** The configuration files the stand-in reads, written from the page's blocks. */
+function writeConfigs(dir: string): { claude: string; codex: string } {
+  const claude = `${dir}/claude.json`;
+  Deno.writeTextFileSync(claude, blockUnder("Claude Code", "json"));
+  // Codex's line is TOML whose array of basic strings reads as JSON.
+  const notify = blockUnder("Codex", "toml").replace(/^notify = /, "");
+  const codex = `${dir}/codex.json`;
+  Deno.writeTextFileSync(codex, JSON.stringify({ notify: JSON.parse(notify) }));
+  return { claude, codex };
+}
+
+interface Expected {
+  state: "working" | "waiting" | "done" | null;
+  reason: string | null;
+  source: "reported" | "inferred" | null;
+  message: string | null;
+}
+
+interface StatePane {
+  pane_id: string;
+  state: {
+    needs_you: boolean;
+    agent: { state: string; reason: string | null; source: string; message: string | null } | null;
+  };
+}
+
+async function states(conn: Connection): Promise<Map<string, StatePane>> {
+  const result = await conn.client.callTool({
+    name: "list_panes",
+    arguments: { state: true },
+  }) as CallToolResult;
+  assert(!result.isError, textOf(result));
+  const panes = (result.structuredContent as { panes: StatePane[] }).panes;
+  return new Map(panes.map((pane) => [pane.pane_id, pane]));
+}
+
+/** One stand-in agent in a pane: the keys it is sent, the steps it finished. */
+interface Agent {
+  pane: string;
+  kind: "claude" | "codex";
+  steps: number;
+  /** What it is doing now: at its prompt, paused in a turn ("work"), asking ("ask"). */
+  at: "prompt" | "work" | "ask";
+  expected: Expected;
+}
+
+async function keys(tmux: TestTmux, agent: Agent, ...keys: string[]): Promise<void> {
+  await tmux.run("send-keys", "-t", agent.pane, ...keys);
+}
+
+/** Waits until the stand-in printed the end of its next step. */
+async function stepDone(tmux: TestTmux, agent: Agent): Promise<void> {
+  agent.steps++;
+  const mark = new RegExp(`ok${agent.steps}\\b`);
+  const screen = () => tmux.run("capture-pane", "-p", "-J", "-S", "-", "-t", agent.pane);
+  await until(`${agent.pane} step ${agent.steps}`, async () => mark.test(await screen()))
+    .catch(async (error) => {
+      throw new Error(`${error.message}; the pane shows:\n${await screen()}`);
+    });
+}
+
+const INFERRED_WAITING: Expected = {
+  state: "waiting",
+  reason: "input",
+  source: "inferred",
+  message: null,
+};
+
+async function startAgent(
+  tmux: TestTmux,
+  kind: "claude" | "codex",
+  config: string,
+): Promise<Agent> {
+  const pane = await tmux.newPane();
+  const agent: Agent = { pane, kind, steps: 0, at: "prompt", expected: INFERRED_WAITING };
+  await keys(tmux, agent, `python3 ${AGENT} ${kind} ${config}`, "Enter");
+  await until(`${pane}: the stand-in is ready`, async () => {
+    return (await tmux.run("capture-pane", "-p", "-t", pane)).includes("agent ready");
+  });
+  return agent;
+}
+
+/** One transition of one agent, chosen from what it can do now; its expected state after. */
+async function transition(tmux: TestTmux, agent: Agent, pick: number): Promise<void> {
+  const reported = (state: Expected["state"], reason: string | null, message: string | null) =>
+    agent.expected = { state, reason, source: "reported", message };
+  if (agent.at === "work") {
+    await keys(tmux, agent, "g");
+    await stepDone(tmux, agent);
+    agent.at = "prompt";
+    return void reported("done", null, "krow");
+  }
+  if (agent.at === "ask") {
+    await keys(tmux, agent, "y");
+    await stepDone(tmux, agent);
+    agent.at = "prompt";
+    return void reported("done", null, "ksa");
+  }
+  // Codex reports turn ends only: its stand-in gets plain prompts.
+  const choice = agent.kind === "codex" ? 0 : pick % 4;
+  if (choice === 0) {
+    const prompt = `hi ${agent.steps}`;
+    await keys(tmux, agent, "-l", prompt);
+    await keys(tmux, agent, "Enter");
+    await stepDone(tmux, agent);
+    return void reported("done", null, [...prompt].reverse().join(""));
+  }
+  if (choice === 1) {
+    await keys(tmux, agent, "-l", "work");
+    await keys(tmux, agent, "Enter");
+    await stepDone(tmux, agent);
+    agent.at = "work";
+    return void reported("working", null, null);
+  }
+  if (choice === 2) {
+    await keys(tmux, agent, "-l", "ask");
+    await keys(tmux, agent, "Enter");
+    await stepDone(tmux, agent);
+    agent.at = "ask";
+    return void reported("waiting", "permission", "Claude needs your permission to use Bash");
+  }
+  await keys(tmux, agent, "-l", "idle");
+  await keys(tmux, agent, "Enter");
+  await stepDone(tmux, agent);
+  reported("waiting", "idle", "Claude is waiting for your input");
+}
+
+function check(agents: readonly Agent[], seen: Map<string, StatePane>, when: string): string[] {
+  const wrong: string[] = [];
+  for (const agent of agents) {
+    const pane = seen.get(agent.pane);
+    const got = pane?.state.agent ?? null;
+    const want = agent.expected;
+    const same = want.state === null
+      ? got === null
+      : got !== null && got.state === want.state && got.reason === want.reason &&
+        got.source === want.source && got.message === want.message;
+    const needs = want.state !== null && want.state !== "working";
+    if (!same || pane?.state.needs_you !== needs) {
+      wrong.push(
+        `${when}: ${agent.pane} (${agent.kind}) ${JSON.stringify(pane?.state)}, ` +
+          `expected ${JSON.stringify(want)}`,
+      );
+    }
+  }
+  return wrong;
+}
+
+testNeeding(
+  ["python3"],
+  "list_panes with state names exactly the panes waiting and why, over 200 transitions",
+  async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
+    try {
+      const configs = writeConfigs(dir);
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const agents: Agent[] = [];
+        for (const kind of ["claude", "claude", "claude", "claude", "codex", "codex"] as const) {
+          agents.push(await startAgent(tmux, kind, configs[kind]));
+        }
+        const wrong = check(agents, await states(conn), "at start");
+        const random = seededRandom(54);
+        for (let i = 0; i < 200; i++) {
+          await transition(tmux, random.pick(agents), random.int(0, 999));
+          wrong.push(...check(agents, await states(conn), `transition ${i}`));
+        }
+        assertEquals(wrong.slice(0, 5), [], `${wrong.length} wrong of 200 transitions`);
+      });
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+);
+
+testNeeding(
+  ["python3"],
+  "a killed agent's state is gone by the next call; the mark names the agent's own process",
+  async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
+    try {
+      const configs = writeConfigs(dir);
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const agent = await startAgent(tmux, "claude", configs.claude);
+        await transition(tmux, agent, 2);
+        assertEquals(check([agent], await states(conn), "asking"), []);
+        const mark =
+          (await tmux.run("show-options", "-p", "-v", "-t", agent.pane, "@tmux_mcp_agent"))
+            .trim();
+        const pid = Number(mark.split(" ")[1]);
+        const program =
+          (await tmux.run("display-message", "-p", "-t", agent.pane, "#{pane_current_command}"))
+            .trim();
+        assertEquals(program, "python3");
+        // The hook's $PPID is the agent itself.
+        const command = await new Deno.Command("ps", { args: ["-o", "args=", "-p", String(pid)] })
+          .output();
+        const args = new TextDecoder().decode(command.stdout);
+        assert(args.includes("hooked_agent.py"), args);
+        Deno.kill(pid, "SIGKILL");
+        await until("the shell is back", async () => {
+          return (await tmux.run(
+            "display-message",
+            "-p",
+            "-t",
+            agent.pane,
+            "#{pane_current_command}",
+          ))
+            .trim() === "bash";
+        });
+        // The mark is still there (nobody removed it); it counts for nothing.
+        assert(
+          (await tmux.run("show-options", "-p", "-t", agent.pane)).includes("@tmux_mcp_agent"),
+        );
+        agent.expected = { state: null, reason: null, source: null, message: null };
+        assertEquals(check([agent], await states(conn), "killed"), []);
+      });
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+);
