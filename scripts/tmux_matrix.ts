@@ -35,6 +35,8 @@ const SUITES = [
   "tests/recording_test.ts",
   // Whether a shell started by the server reads yet: what tmux names its foreground program.
   "tests/ready_test.ts",
+  // The agents' hook lines (`set -pF` with tmux's clock) and the look at many panes at once.
+  "tests/agent_state_test.ts",
 ];
 
 const BUILD = new URL("../../shared/tmux/build.sh", import.meta.url).pathname;

@@ -242,3 +242,28 @@ testNeeding(
     }
   },
 );
+
+Deno.test("docs/agents.md's Gemini CLI and aider lines are the ones the tests run", () => {
+  // Every hook line of the page sets the state as the Claude Code lines the tests run do.
+  const tested = new Set<string>();
+  const claude = JSON.parse(blockUnder("Claude Code", "json")) as Hooks;
+  for (const command of commandsOf(claude)) tested.add(command);
+  const gemini = JSON.parse(blockUnder("Gemini CLI", "json")) as Hooks;
+  const untested = commandsOf(gemini).filter((command) => !tested.has(command));
+  assertEquals(untested, []);
+  const aider = blockUnder("aider", "yaml").split("\n");
+  assertEquals(aider[0], "notifications: true");
+  const line = /^notifications-command: '([^']*)'$/.exec(aider[1])?.[1];
+  // The same line as Claude Code's waiting ones, for the reason aider has: input.
+  assertEquals(
+    line,
+    'tmux set -pF -t "$TMUX_PANE" @tmux_mcp_agent "waiting $PPID #{T:#{l:%s}} input"',
+  );
+});
+
+type Hooks = { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+
+function commandsOf(config: Hooks): string[] {
+  return Object.values(config.hooks).flat().flatMap((group) => group.hooks)
+    .map((hook) => hook.command);
+}

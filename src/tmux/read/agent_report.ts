@@ -71,12 +71,13 @@ export const MESSAGE_MAX = 500;
 
 /**
  * The fields of a hook's JSON input that hold what the agent said: Claude Code's Notification
- * (`message`) and Stop (`last_assistant_message`), Codex's notify (`last-assistant-message`).
+ * (`message`) and Stop (`last_assistant_message`), Codex's notify (`last-assistant-message`),
+ * Gemini CLI's AfterAgent (`prompt_response`).
  * The first found is the message; a hook line keeps 2,000 bytes of its input, so the JSON may be
  * cut: the field's string is read up to where it ends or the text does.
  */
 const MESSAGE_FIELD =
-  /"(?:message|last_assistant_message|last-assistant-message)"[ \t\r\n]*:[ \t\r\n]*"((?:[^"\\]|\\.){0,4000})/;
+  /"(?:message|last_assistant_message|last-assistant-message|prompt_response)"[ \t\r\n]*:[ \t\r\n]*"((?:[^"\\]|\\.){0,4000})/;
 
 /** How much of the option is read at most. */
 const RAW_MAX = 8192;
