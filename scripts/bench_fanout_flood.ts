@@ -40,6 +40,22 @@ export async function rssMB(pid: number): Promise<number> {
   return Number(new TextDecoder().decode(out.stdout).trim()) / 1024;
 }
 
+/**
+ * A process's resident memory in MB by kind, from /proc/PID/smaps_rollup (read by cat: see
+ * {@linkcode rssMB}): file-backed pages (its program's code among them) and anonymous ones.
+ */
+async function rssParts(pid: number): Promise<{ file: number; anonymous: number }> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/smaps_rollup`],
+    stdout: "piped",
+  })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  const kb = (field: string): number =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0);
+  return { file: (kb("Rss") - kb("Anonymous")) / 1024, anonymous: kb("Anonymous") / 1024 };
+}
+
 /** Measures peak RSS through the flood and RSS after it, each with its target. */
 export async function fanOutFlood(
   tmux: TestTmux,
@@ -62,6 +78,7 @@ export async function fanOutFlood(
       throw new Error(`the warm-up run failed: ${JSON.stringify(warm)}`);
     }
     const start = await rssMB(conn.serverPid);
+    const startParts = await rssParts(conn.serverPid);
     let peak = start;
     let sampling = true;
     const sampler = (async () => {
@@ -91,6 +108,7 @@ export async function fanOutFlood(
     }
     await new Promise((r) => setTimeout(r, options.settleMs));
     const after = await rssMB(conn.serverPid);
+    const afterParts = await rssParts(conn.serverPid);
     const label = `${options.panes} panes printing 20 MB at once`;
     report("fanout_flood_peak_rss_mb", `${label}: server peak RSS`, peak, {
       unit: " MB",
@@ -104,6 +122,24 @@ export async function fanOutFlood(
       {
         unit: " MB",
         target: { text: "target <= 20 MB", met: growth <= 20 },
+      },
+    );
+    // What the growth is made of: pages of the program's own file (code the flood's path ran
+    // first, paged in once a process), and anonymous memory (kept output, heaps, allocators).
+    report(
+      "fanout_flood_file_growth_mb",
+      "    of it, the program's own pages",
+      afterParts.file - startParts.file,
+      {
+        unit: " MB",
+      },
+    );
+    report(
+      "fanout_flood_anon_growth_mb",
+      "    of it, anonymous memory",
+      afterParts.anonymous - startParts.anonymous,
+      {
+        unit: " MB",
       },
     );
   } finally {
