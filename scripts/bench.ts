@@ -20,6 +20,7 @@ import { startFigures } from "./bench_start.ts";
 import { previousRelease } from "./bench_previous.ts";
 import { craftedOutput } from "./bench_crafted.ts";
 import { quietWatches } from "./bench_watches.ts";
+import { paneStateFigures } from "./bench_pane_states.ts";
 import { countingProgram, median, time } from "./stats.ts";
 import type { BenchFigure, BenchRun } from "./perf_table.ts";
 import { parseGrid, renderScreen } from "../src/screen/mod.ts";
@@ -628,6 +629,8 @@ try {
   });
 
   await conn.close();
+  // Many agents in many panes (issue 54): 24 panes' states in one call, a wait woken by a hook.
+  await paneStateFigures(tmuxServer, report, { program: SHIPPED, calls: n(20) });
   await floods(tmuxServer);
   craftedOutput(report, { megabytes: values.quick ? 0.2 : 1 });
   // 16 watches on a quiet pane (issue 51): what they cost while nothing happens.

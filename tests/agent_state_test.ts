@@ -2,7 +2,7 @@
 // why, as the agents' own hook lines report it (docs/agents.md's Claude Code and Codex lines, run
 // by a stand-in agent as those agents run them), and a killed agent leaves no ghost.
 
-import { assert, assertEquals, type CallToolResult } from "./deps.ts";
+import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
 import { type TestTmux, until } from "./helpers/tmux.ts";
@@ -257,7 +257,8 @@ Deno.test("docs/agents.md's Gemini CLI and aider lines are the ones the tests ru
   // The same line as Claude Code's waiting ones, for the reason aider has: input.
   assertEquals(
     line,
-    'tmux set -pF -t "$TMUX_PANE" @tmux_mcp_agent "waiting $PPID #{T:#{l:%s}} input"',
+    'tmux set -pF -t "$TMUX_PANE" @tmux_mcp_agent "waiting $PPID #{T:#{l:%s}} input" \\; ' +
+      "wait-for -S tmux_mcp_agent",
   );
 });
 
@@ -267,3 +268,53 @@ function commandsOf(config: Hooks): string[] {
   return Object.values(config.hooks).flat().flatMap((group) => group.hooks)
     .map((hook) => hook.command);
 }
+
+testNeeding(
+  ["python3"],
+  "wait_for_panes answers which pane needs you and why, woken by the agent's hook line",
+  async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
+    try {
+      const configs = writeConfigs(dir);
+      await withServer(
+        "stdio",
+        { extraArgs: ["--toolsets", "core,agents"] },
+        async (conn, tmux) => {
+          const agents: Agent[] = [];
+          for (const kind of ["claude", "claude", "claude", "codex"] as const) {
+            const agent = await startAgent(tmux, kind, configs[kind]);
+            await transition(tmux, agent, 0);
+            agents.push(agent);
+          }
+          const wait = (args: Record<string, unknown>) =>
+            conn.client.callTool({ name: "wait_for_panes", arguments: args }) as Promise<
+              CallToolResult
+            >;
+          const paneIds = agents.map((agent) => agent.pane);
+          // Every agent is done: one that waits answers at once, unless only changes count.
+          const at = await wait({ pane_ids: paneIds, timeout: 5 });
+          assertEquals((at.structuredContent as { outcome: string }).outcome, "needs_you");
+          const none = await wait({ pane_ids: paneIds, only_new: true, timeout: 1 });
+          assertEquals(none.structuredContent, { outcome: "timeout", pane: null, panes: 4 });
+          const waiting = wait({ pane_ids: paneIds, only_new: true, timeout: 20 });
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          await transition(tmux, agents[1], 2);
+          const marked = performance.now();
+          const answer = await waiting;
+          console.log(
+            `answered ${(performance.now() - marked).toFixed(0)} ms after the step ended`,
+          );
+          const end = answer.structuredContent as { outcome: string; pane: StatePane };
+          assertEquals([end.outcome, end.pane.pane_id], ["needs_you", agents[1].pane]);
+          assertEquals(check([agents[1]], new Map([[agents[1].pane, end.pane]]), "waited"), []);
+          assertMatch(
+            textOf(answer),
+            /^%\d+ python3 waiting \(permission\) \d+s ago: Claude needs/,
+          );
+        },
+      );
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+);

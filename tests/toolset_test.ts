@@ -50,6 +50,7 @@ const READONLY = [
   "show_environment",
   "show_option",
   "snapshot_pane",
+  "wait_for_panes",
   "wait_for_text",
   "watch_pane",
 ];

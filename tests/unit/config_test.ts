@@ -109,7 +109,7 @@ Deno.test("toolsets: named ones, all, and an unknown name refused with the list"
   assertEquals(all.server.policy.toolsets.length, TOOLSET_NAMES.length);
   assertMatch(
     message(() => configFromFlags(parseFlags(["--toolsets", "core,layuot"]))),
-    /unknown toolset "layuot": use core, fanout, read, input, info, layout, options, channels, recovery, screen, background, compat or all/,
+    /unknown toolset "layuot": use core, fanout, read, input, info, layout, options, channels, recovery, screen, agents, background, compat or all/,
   );
 });
 

@@ -23,6 +23,9 @@ export const AGENT_OPTION = `@${NAME_PREFIX}agent`;
 /** The pane option a hook line sets to the agent's message (the hook's input). */
 export const AGENT_MESSAGE_OPTION = `@${NAME_PREFIX}agent_message`;
 
+/** The tmux channel a hook line signals once it set the state: it wakes waits for any pane. */
+export const AGENT_CHANNEL = `${NAME_PREFIX}agent`;
+
 /** The states an agent reports. */
 export const AGENT_STATES = ["working", "waiting", "done"] as const;
 

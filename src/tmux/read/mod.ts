@@ -48,8 +48,16 @@ export {
   type LineEnds,
   type OutputBudget,
 } from "./text/mod.ts";
-export { type AgentReport, type PaneState, paneStates, type PaneWithState } from "./pane_states.ts";
 export {
+  type AgentReport,
+  type PaneState,
+  type PaneStateFilter,
+  paneStates,
+  type PaneWithState,
+} from "./pane_states.ts";
+export { type AnyPaneEnd, type AnyPaneOptions, waitForAnyPane } from "./wait/any_pane.ts";
+export {
+  AGENT_CHANNEL,
   AGENT_MESSAGE_OPTION,
   AGENT_OPTION,
   AGENT_STATES,

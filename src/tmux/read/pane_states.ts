@@ -19,7 +19,7 @@ import {
   parseAgentMark,
   type WaitReason,
 } from "./agent_report.ts";
-import { lookAtPanes } from "./wait/input_wait.ts";
+import { lookAtPanes, type LookAtPanesOptions } from "./wait/input_wait.ts";
 
 /** What an agent in a pane does, as it reported it or as the look infers it. */
 export interface AgentReport {
@@ -59,12 +59,26 @@ const TYPING_S = 2;
 
 const EXTRA = ["pane_tty", AGENT_OPTION, AGENT_MESSAGE_OPTION] as const;
 
-/** Every pane in scope (or those of a session or window), each with its state. */
+/** Which panes {@linkcode paneStates} tells of: those {@linkcode PaneFilter} keeps, or some of them. */
+export interface PaneStateFilter extends PaneFilter {
+  /** Only these panes (ids like %3). */
+  paneIds?: readonly string[];
+}
+
+/**
+ * Every pane in scope (or those of a session, a window, a list), each with its state; with
+ * `kernel` false, the agents' reports alone (whether a program waits is not looked at).
+ */
 export async function paneStates(
   socket: TmuxSocket,
-  filter: PaneFilter = {},
+  filter: PaneStateFilter = {},
+  options: LookAtPanesOptions = {},
 ): Promise<PaneWithState[]> {
-  const { panes, clients } = await listPanesAndClients(socket, filter, EXTRA);
+  const listed = await listPanesAndClients(socket, filter, EXTRA);
+  const clients = listed.clients;
+  const panes = filter.paneIds === undefined
+    ? listed.panes
+    : listed.panes.filter(({ pane }) => filter.paneIds!.includes(pane.pane_id));
   const marks = new Map(
     panes.map(({ pane, extra }) => [pane.pane_id, parseAgentMark(extra[AGENT_OPTION])]),
   );
@@ -76,6 +90,7 @@ export async function paneStates(
       pid: pane.pane_pid,
       claimedPid: marks.get(pane.pane_id)?.pid,
     })),
+    options,
   );
   const now = Math.floor(Date.now() / 1000);
   const people = clients.filter((client) => client.person);

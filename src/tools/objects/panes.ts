@@ -22,9 +22,11 @@ import {
   splitWindow,
   swapPanes,
   WAIT_REASONS,
+  waitForAnyPane,
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
+  clampTimeout,
   columnsSchema,
   commandSchema,
   createdOutput,
@@ -39,6 +41,7 @@ import {
   rowsSchema,
   sessionSpecShape,
   socketNameSchema,
+  timeoutSchema,
   waitReadySchema,
 } from "../define/mod.ts";
 import { startedIn } from "./started.ts";
@@ -123,6 +126,44 @@ export const PANE_TOOLS: AnyToolSpec[] = [
       r.panes.length > 0 && r.panes.every((pane) => pane.state !== undefined)
         ? statesText(r.panes as PaneWithState[])
         : JSON.stringify(r),
+  }),
+  defineTool({
+    name: "wait_for_panes",
+    target: "session",
+    lists: true,
+    tier: "readonly",
+    title: "Wait for any pane to need you",
+    description: "Waits until any of the panes (listed, a session's, or all) needs its caller: " +
+      "an agent in it reported waiting or done (its hook lines, docs/agents.md: woken at once), " +
+      "or a program there waits for input (looked at every 2 s). Answers which pane and why.",
+    input: {
+      ...sessionSpecShape,
+      pane_ids: z.array(paneIdSchema).min(1).max(200).optional().describe("only these panes"),
+      only_new: z.boolean().default(false).describe(
+        "only a pane whose state changed during the wait (else one already waiting answers)",
+      ),
+      timeout: timeoutSchema,
+    },
+    output: {
+      outcome: z.enum(["needs_you", "timeout"]).describe("a pane needs you, or none did in time"),
+      pane: paneSchema.extend({ state: stateSchema }).nullable().describe(
+        "the pane that needs you, with its state (null at a timeout)",
+      ),
+      panes: z.number().int().describe("panes waited on"),
+    },
+    async run(args, { socket, target, context, extra }) {
+      return await waitForAnyPane(socket, {
+        sessionId: target,
+        paneIds: args.pane_ids,
+        onlyNew: args.only_new,
+        timeoutMs: clampTimeout(context, args.timeout) * 1000,
+        signal: extra.signal,
+      });
+    },
+    text: (r) =>
+      r.pane === null
+        ? `timeout: none of ${r.panes} panes needed you`
+        : statesText([r.pane as PaneWithState]).split("\n").slice(1).join("\n"),
   }),
   defineTool({
     name: "get_pane_info",

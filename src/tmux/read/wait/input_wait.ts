@@ -304,6 +304,15 @@ export interface PaneLook extends Told {
   claimedLives: boolean | null;
 }
 
+/** Options for {@linkcode lookAtPanes}. */
+export interface LookAtPanesOptions {
+  /**
+   * Whether each pane's program waits for input (default true); false: only whether the claimed
+   * processes live, a `ps` each (the waits come back untold).
+   */
+  kernel?: boolean;
+}
+
 /** Panes a look command holds at most (tmux takes a command of 16 KiB at most from a client). */
 const PANES_A_LOOK = 40;
 
@@ -321,7 +330,9 @@ let manyLooks: Promise<unknown> = Promise.resolve();
 export function lookAtPanes(
   socket: TmuxSocket,
   panes: readonly LookedPane[],
+  options: LookAtPanesOptions = {},
 ): Promise<Map<string, PaneLook>> {
+  const kernel = options.kernel ?? true;
   const valid = panes.filter((pane) =>
     /^%\d+$/.test(pane.paneId) && TTY.test(pane.tty) && Number.isSafeInteger(pane.pid) &&
     (pane.claimedPid === undefined || Number.isSafeInteger(pane.claimedPid))
@@ -330,7 +341,8 @@ export function lookAtPanes(
     await manyLooks.catch(() => {});
     const seen = new Map<string, PaneLook>();
     for (let i = 0; i < valid.length; i += PANES_A_LOOK) {
-      for (const [paneId, look] of await lookManyOnce(socket, valid.slice(i, i + PANES_A_LOOK))) {
+      const some = valid.slice(i, i + PANES_A_LOOK);
+      for (const [paneId, look] of await lookManyOnce(socket, some, kernel)) {
         seen.set(paneId, look);
       }
     }
@@ -340,13 +352,17 @@ export function lookAtPanes(
   return looks;
 }
 
-/** The script of a look at many panes: the one-pane look as a function, called a pane. */
-function manyScriptOf(token: string, panes: readonly LookedPane[]): string {
+/**
+ * The script of a look at many panes: the one-pane look as a function, called a pane (with
+ * `kernel` false, not called: only whether claimed processes live is looked at).
+ */
+function manyScriptOf(token: string, panes: readonly LookedPane[], kernel: boolean): string {
   const calls = panes.map((pane) => {
     const claimed = pane.claimedPid === undefined ? "a=-; " : "a=0; " +
       `case " $(ps -o tty= -p ${pane.claimedPid} 2>/dev/null) " in *" \${t####/dev/} "*) a=1 ;; ` +
       "esac; ";
-    return `t=${pane.tty}; s=${pane.pid}; l; ${claimed}R="$R|${pane.paneId} $a $r"; `;
+    const look = kernel ? "l; " : "r=; ";
+    return `t=${pane.tty}; s=${pane.pid}; ${look}${claimed}R="$R|${pane.paneId} $a $r"; `;
   });
   const first = panes[0].paneId;
   const holds = `##{==:##{${OUR_MANY_OPTION}},${token}}`;
@@ -358,6 +374,7 @@ function manyScriptOf(token: string, panes: readonly LookedPane[]): string {
 async function lookManyOnce(
   socket: TmuxSocket,
   panes: readonly LookedPane[],
+  kernel: boolean,
 ): Promise<Map<string, PaneLook>> {
   const first = panes[0].paneId;
   const token = newNonce();
@@ -370,7 +387,7 @@ async function lookManyOnce(
   try {
     answer = await spawnRun(socket, [
       ...["set-option", "-p", "-t", first, OUR_MANY_OPTION, token, THEN],
-      ...["if-shell", "-t", first, manyScriptOf(token, panes)],
+      ...["if-shell", "-t", first, manyScriptOf(token, panes, kernel)],
       `show-options -p -v -t ${first} ${OUR_MANY_OPTION}`,
       ...[THEN, "set-option", "-p", "-u", "-t", first, OUR_MANY_OPTION],
     ]);
