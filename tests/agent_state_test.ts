@@ -296,6 +296,9 @@ testNeeding(
           assertEquals((at.structuredContent as { outcome: string }).outcome, "needs_you");
           const none = await wait({ pane_ids: paneIds, only_new: true, timeout: 1 });
           assertEquals(none.structuredContent, { outcome: "timeout", pane: null, panes: 4 });
+          const unknown = await wait({ pane_ids: [paneIds[0], "%999"], timeout: 5 });
+          assert(unknown.isError, JSON.stringify(unknown));
+          assertMatch(textOf(unknown), /no such pane here: %999/);
           const waiting = wait({ pane_ids: paneIds, only_new: true, timeout: 20 });
           await new Promise((resolve) => setTimeout(resolve, 500));
           await transition(tmux, agents[1], 2);

@@ -60,11 +60,10 @@ export async function waitForAnyPane(
     const kernel = !woken || Date.now() - lookedAt >= LOOK_AGAIN_MS;
     if (kernel) lookedAt = Date.now();
     const panes = await paneStates(socket, options, { kernel });
-    if (options.paneIds !== undefined && panes.length === 0) {
-      throw new TmuxError(
-        "not_found",
-        `none of these panes is there: ${options.paneIds.join(" ")}`,
-      );
+    // A pane asked for and gone (or out of scope) is an error, not a pane that never needs you.
+    const missing = options.paneIds?.filter((id) => !panes.some((pane) => pane.pane_id === id));
+    if (missing !== undefined && missing.length > 0) {
+      throw new TmuxError("not_found", `no such pane here: ${missing.join(" ")}`);
     }
     const found = panes.find((pane) =>
       pane.state.needs_you &&
