@@ -321,3 +321,62 @@ testNeeding(
     }
   },
 );
+
+testNeeding(
+  ["python3"],
+  "hand_off submits a prompt once and reads back the agent's answer, up to its report",
+  async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
+    try {
+      const configs = writeConfigs(dir);
+      await withServer(
+        "stdio",
+        { extraArgs: ["--toolsets", "core,agents"] },
+        async (conn, tmux) => {
+          const agent = await startAgent(tmux, "claude", configs.claude);
+          const handOff = async (prompt: string) => {
+            const result = await conn.client.callTool({
+              name: "hand_off",
+              arguments: { pane_id: agent.pane, prompt, timeout: 20 },
+            }) as CallToolResult;
+            assert(!result.isError, textOf(result));
+            return (result.structuredContent as { answer: HandOffAnswer }).answer;
+          };
+          // Two lines: one paste, one prompt, one turn.
+          const done = await handOff("hello there\nsecond line");
+          assertEquals([done.outcome, done.agent?.state, done.agent?.message], [
+            "agent",
+            "done",
+            "enil dnoces / ereht olleh",
+          ]);
+          assertEquals(done.lines.filter((line) => line.startsWith("answer<")), [
+            "answer<enil dnoces / ereht olleh>",
+          ]);
+          const screen = await tmux.run("capture-pane", "-p", "-J", "-S", "-", "-t", agent.pane);
+          assertEquals(screen.match(/ok\d+/g), ["ok1"]);
+          // A turn that stops at a permission prompt answers there; the answer to it goes on.
+          const asked = await handOff("ask twice");
+          assertEquals([asked.outcome, asked.agent?.state, asked.agent?.reason], [
+            "agent",
+            "waiting",
+            "permission",
+          ]);
+          assert(
+            asked.lines.some((line) => line.startsWith("Allow Bash?")),
+            asked.lines.join("\n"),
+          );
+          const allowed = await handOff("y");
+          assertEquals([allowed.agent?.state, allowed.agent?.message], ["done", "eciwt ksa"]);
+        },
+      );
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+);
+
+interface HandOffAnswer {
+  outcome: string;
+  lines: string[];
+  agent?: { state: string; reason: string | null; message: string | null };
+}

@@ -103,7 +103,7 @@ Deno.test("initialize and tools/list carry what clients shape the model's view w
       assertEquals(meta(name)["anthropic/maxResultSizeChars"], maxResultChars(65536), name);
     }
     assertEquals(meta("list_sessions"), {});
-    assertEquals(tools.length, 46);
+    assertEquals(tools.length, 47);
 
     const arrays = tools.flatMap((tool) => [
       ...typeArrays(tool.inputSchema, `${tool.name}.input`),

@@ -57,6 +57,7 @@ const READONLY = [
 const MUTATING = [
   "create_session",
   "create_window",
+  "hand_off",
   "paste_text",
   "rename_session",
   "rename_window",
@@ -762,6 +763,7 @@ Deno.test("capture_since counts the rows of wrapped lines, also when every line 
 const PROGRAM_STARTERS = [
   "create_session",
   "create_window",
+  "hand_off",
   "paste_text",
   "respawn_pane",
   "run_command",

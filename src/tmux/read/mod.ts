@@ -55,12 +55,18 @@ export {
   paneStates,
   type PaneWithState,
 } from "./pane_states.ts";
-export { type AnyPaneEnd, type AnyPaneOptions, waitForAnyPane } from "./wait/any_pane.ts";
+export {
+  agentMarkOf,
+  type AnyPaneEnd,
+  type AnyPaneOptions,
+  waitForAnyPane,
+} from "./wait/any_pane.ts";
 export {
   AGENT_CHANNEL,
   AGENT_MESSAGE_OPTION,
   AGENT_OPTION,
   AGENT_STATES,
+  type AgentMark,
   type AgentState,
   WAIT_REASONS,
   type WaitReason,

@@ -31,6 +31,7 @@ export { count, lines, size, withGap } from "./render.ts";
 export { jsonContents, templateValue } from "./resource.ts";
 export { leanRunResult, RUN_DEFAULTS, withoutDefaults } from "./run_defaults.ts";
 export {
+  agentReportSchema,
   caseSensitiveSchema,
   columnsSchema,
   commandSchema,

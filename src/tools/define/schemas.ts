@@ -16,7 +16,13 @@ import {
   type ZodType,
   type ZodTypeOf,
 } from "../../deps.ts";
-import { PERSON_POLICIES, type PersonPolicy } from "../../tmux/mod.ts";
+import {
+  AGENT_STATES,
+  type AgentReport,
+  PERSON_POLICIES,
+  type PersonPolicy,
+  WAIT_REASONS,
+} from "../../tmux/mod.ts";
 
 /** tmux `-L` socket names: a plain file name. */
 export const socketNameSchema: ZodOptional<ZodNullable<ZodString>> = z.string().regex(
@@ -176,3 +182,14 @@ export const screenOutput = {
   height: z.number().int().describe("rows"),
   alternate_on: z.boolean().describe("a full-screen program (editor, pager) owns the screen"),
 };
+
+/** What a coding agent in a pane reports, or the look infers (list_panes' state, waits). */
+export const agentReportSchema: ZodTypeOf<AgentReport | null> = z.object({
+  state: z.enum(AGENT_STATES).describe("what the agent does"),
+  reason: z.enum(WAIT_REASONS).nullable().describe("why it waits"),
+  message: z.string().nullable().describe("what it said (its notification, its answer), cut"),
+  age_seconds: z.number().int().nullable().describe("since it reported it (null: inferred)"),
+  source: z.enum(["reported", "inferred"]).describe(
+    "reported by its hook lines, or inferred from the kernel's look at a program",
+  ),
+}).nullable();

@@ -61,8 +61,8 @@ export const TOOLSETS = {
   recovery: ["clear_pane", "respawn_pane"],
   /** The screen as a person sees it: an image, and its styles in words. */
   screen: ["screenshot_pane"],
-  /** Many agents in many panes: a wait for any of them to need their caller. */
-  agents: ["wait_for_panes"],
+  /** Many agents in many panes: a wait for any to need its caller, a prompt handed to one. */
+  agents: ["wait_for_panes", "hand_off"],
   /** What goes on without a call: the server's runs listed, and watches that tell their end. */
   background: ["list_runs", "watch_pane"],
   /** run_command with the libtmux generation's camelCase contract. */

@@ -7,7 +7,6 @@
 
 import { z } from "../../deps.ts";
 import {
-  AGENT_STATES,
   clearPane,
   getPane,
   kill,
@@ -21,10 +20,10 @@ import {
   setPaneTitle,
   splitWindow,
   swapPanes,
-  WAIT_REASONS,
   waitForAnyPane,
 } from "../../tmux/mod.ts";
 import {
+  agentReportSchema,
   type AnyToolSpec,
   clampTimeout,
   columnsSchema,
@@ -64,15 +63,9 @@ const stateSchema = z.object({
   person: z.enum(["typing", "attached"]).nullable().describe(
     "a person's client typing here (a key in the last 2 s) or attached to the session",
   ),
-  agent: z.object({
-    state: z.enum(AGENT_STATES).describe("what the agent does"),
-    reason: z.enum(WAIT_REASONS).nullable().describe("why it waits"),
-    message: z.string().nullable().describe("what it said (its notification, its answer), cut"),
-    age_seconds: z.number().int().nullable().describe("since it reported it (null: inferred)"),
-    source: z.enum(["reported", "inferred"]).describe(
-      "reported by its hook lines, or inferred from the kernel's look at a program",
-    ),
-  }).nullable().describe("the agent in the pane (null: a shell at its prompt, or untold)"),
+  agent: agentReportSchema.describe(
+    "the agent in the pane (null: a shell at its prompt, or untold)",
+  ),
   needs_you: z.boolean().describe("an agent waiting or done, or a program waiting for input"),
 });
 const paneShape = { pane_id: paneIdSchema, socket_name: socketNameSchema };

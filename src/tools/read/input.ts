@@ -6,6 +6,7 @@
 
 import { z } from "../../deps.ts";
 import {
+  agentMarkOf,
   hideActivity,
   pasteText,
   type PersonGuard,
@@ -21,9 +22,10 @@ import {
   ifPersonTypingSchema,
   paneIdOutput,
   paneSpecShape,
+  timeoutSchema,
   type ToolContext,
 } from "../define/mod.ts";
-import { renderWait, sendWaitSchema, waitOnPane, waitOutput } from "./pane_wait.ts";
+import { renderWait, sendWaitSchema, type WaitCall, waitOnPane, waitOutput } from "./pane_wait.ts";
 
 /** Where the input went, when a run_command's command still had the pane. */
 const runIdSchema = z.string().optional().describe(
@@ -70,6 +72,19 @@ async function whenShellReads(
     `pane ${paneId}: the shell this server started there still reads its startup files after ` +
       `${seconds} s; nothing was typed`,
   );
+}
+
+/** Waits on the pane as send_keys' `wait` does, and puts its title back after. */
+async function answerOf(
+  wait: Parameters<typeof waitOnPane>[0],
+  call: WaitCall,
+  typed: { paneId: string; shown?: boolean },
+): Promise<Awaited<ReturnType<typeof waitOnPane>>> {
+  try {
+    return await waitOnPane(wait, call);
+  } finally {
+    if (typed.shown) await hideActivity(call.socket, typed.paneId);
+  }
 }
 
 /** The input tools. */
@@ -128,24 +143,20 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       };
       if (args.wait === undefined) return sent;
       const { cursor: _, ...answered } = sent;
-      try {
-        const answer = await waitOnPane(args.wait, {
-          socket,
-          target: typed.paneId,
-          context,
-          extra,
-          cursor: typed.cursor,
-          screen: typed.screen,
-          typedTo: typed.program,
-          settled: true,
-          earlier: typed.earlier,
-          // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
-          fallbackQuietSeconds: 2,
-        });
-        return { ...answered, answer };
-      } finally {
-        if (typed.shown) await hideActivity(socket, typed.paneId);
-      }
+      const answer = await answerOf(args.wait, {
+        socket,
+        target: typed.paneId,
+        context,
+        extra,
+        cursor: typed.cursor,
+        screen: typed.screen,
+        typedTo: typed.program,
+        settled: true,
+        earlier: typed.earlier,
+        // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
+        fallbackQuietSeconds: 2,
+      }, typed);
+      return { ...answered, answer };
     },
     text: (r) =>
       r.answer === undefined ? JSON.stringify(r) : `sent ${r.sent} to ${r.pane_id}` +
@@ -192,5 +203,57 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       const bytes = new TextEncoder().encode(args.text).length;
       return { pane_id: typed.paneId, bytes, cursor: typed.cursor, ...inputTo(socket, typed) };
     },
+  }),
+  defineTool({
+    name: "hand_off",
+    target: "pane",
+    tier: "mutating",
+    title: "Hand a prompt to an agent",
+    description: "Submits a prompt to a coding agent in a pane (one paste, Enter once it is " +
+      "taken) and answers with what the pane wrote until the agent reported waiting or done " +
+      "through its hook lines (docs/agents.md; without them, send_keys with wait).",
+    input: {
+      ...paneSpecShape,
+      prompt: z.string().min(1).max(100000).describe("the prompt, as it is"),
+      if_person_typing: ifPersonTypingSchema,
+      timeout: timeoutSchema,
+    },
+    output: {
+      pane_id: paneIdOutput,
+      answer: z.object(waitOutput).describe("what the pane wrote, and the agent's report"),
+    },
+    openWorld: true,
+    destructive: true,
+    async run(args, { socket, target, context, extra }) {
+      await context.tmux.settled(socket, target);
+      // A report counts once it is not the one the agent had before the prompt.
+      const before = await agentMarkOf(socket, target);
+      const typed = await sendKeys(socket, target, {
+        text: args.prompt,
+        keys: [],
+        enter: true,
+        force: false,
+        person: personGuard(args.if_person_typing, args.timeout),
+        screen: true,
+        showing: true,
+        since: context.tmux.unfinished(socket, target),
+      });
+      context.tmux.typed(socket, typed.paneId, typed.cursor);
+      const wait = { patterns: [], prompt: false, timeout: args.timeout };
+      const answer = await answerOf(wait, {
+        socket,
+        target: typed.paneId,
+        context,
+        extra,
+        cursor: typed.cursor,
+        screen: typed.screen,
+        typedTo: typed.program,
+        settled: true,
+        earlier: typed.earlier,
+        agentBefore: before,
+      }, typed);
+      return { pane_id: typed.paneId, answer };
+    },
+    text: (r) => renderWait({ ...r.answer, pane_id: r.pane_id }),
   }),
 ];

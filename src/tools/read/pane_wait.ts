@@ -16,8 +16,16 @@ import {
   type ZodOptional,
   type ZodString,
 } from "../../deps.ts";
-import { cutLine, TmuxError, type TmuxSocket, WAIT_OUTCOMES, waitForText } from "../../tmux/mod.ts";
 import {
+  type AgentMark,
+  cutLine,
+  TmuxError,
+  type TmuxSocket,
+  WAIT_OUTCOMES,
+  waitForText,
+} from "../../tmux/mod.ts";
+import {
+  agentReportSchema,
   budgetOf,
   clampTimeout,
   type Extra,
@@ -70,6 +78,7 @@ const WAIT_DEFAULTS = {
   line: null,
   prompt: null,
   changed_rows: null,
+  agent: null,
   effective_timeout: 30,
   lines_missed: false,
   truncated_lines: 0,
@@ -94,6 +103,9 @@ export const waitOutput = {
     text: z.string().describe("what it shows now"),
   })).nullable().optional().describe(
     "a full-screen program's screen: the rows that changed (absent: not one)",
+  ),
+  agent: agentReportSchema.optional().describe(
+    "what the agent reported that ended it (absent: not an agent's report)",
   ),
   elapsed_seconds: z.number().describe("time spent waiting"),
   effective_timeout: z.number().optional().describe(
@@ -158,12 +170,18 @@ export interface WaitCall {
   fallbackQuietSeconds?: number;
   /** Lines the answer begins with (written after an earlier answer stopped reading). */
   earlier?: string[];
+  /** End when the pane's agent reports waiting or done with another mark than this one. */
+  agentBefore?: AgentMark | null;
 }
 
 /** Waits on a pane as asked; refuses a wait with no end but the timeout. */
 export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOutput> {
   const { socket, target, context, extra } = call;
-  if (args.patterns.length === 0 && !args.prompt && args.quiet_seconds === undefined) {
+  const agent = call.agentBefore === undefined ? undefined : { before: call.agentBefore };
+  if (
+    args.patterns.length === 0 && !args.prompt && args.quiet_seconds === undefined &&
+    agent === undefined
+  ) {
     throw new TmuxError("invalid_argument", "give patterns, prompt: true or quiet_seconds");
   }
   const timeout = clampTimeout(context, args.timeout);
@@ -175,6 +193,7 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
     regex: args.regex ?? false,
     caseSensitive: args.case_sensitive ?? true,
     prompt: args.prompt,
+    agent,
     quietMs: args.quiet_seconds === undefined ? null : args.quiet_seconds * 1000,
     fallbackQuietMs: call.fallbackQuietSeconds === undefined
       ? null
@@ -191,7 +210,8 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
     onProgress: report && ((elapsed) => report(elapsed)),
   });
   // An exchange not whole (the program may write on): the next answer in the pane begins here.
-  const whole = found.outcome === "prompt" || found.outcome === "exited";
+  const whole = found.outcome === "prompt" || found.outcome === "exited" ||
+    found.outcome === "agent";
   context.tmux.answered(socket, target, whole ? null : found.cursor);
   const { output, ...rest } = found;
   const line = rest.line === null ? null : cutLine(rest.line, 8192).line;
@@ -201,7 +221,11 @@ export async function waitOnPane(args: WaitArgs, call: WaitCall): Promise<WaitOu
 /** The text of a wait's result. */
 export function renderWait(lean: WaitOutput & { pane_id: string }): string {
   const r = { ...WAIT_DEFAULTS, ...lean };
-  const how = r.pattern !== null ? ` (${r.pattern})` : r.prompt !== null ? ` (${r.prompt})` : "";
+  const agent = r.agent
+    ? ` (${r.agent.state}${r.agent.reason ? `: ${r.agent.reason}` : ""}` +
+      `${r.agent.message ? `, "${r.agent.message}"` : ""})`
+    : "";
+  const how = r.pattern !== null ? ` (${r.pattern})` : r.prompt !== null ? ` (${r.prompt})` : agent;
   const changed = r.changed_rows === null ? "" : `\nrows changed: ${r.changed_rows.length}\n` +
     r.changed_rows.map((row) => `${row.row}: ${row.text}`).join("\n");
   return renderPaneText(
@@ -216,7 +240,7 @@ export function renderWait(lean: WaitOutput & { pane_id: string }): string {
  * exchange is whole); else the cursor, and for a timeout that the program is still at it.
  */
 function goOn(r: { outcome: string; cursor: string; pane_id: string }): string {
-  if (r.outcome === "prompt" || r.outcome === "exited") return "";
+  if (r.outcome === "prompt" || r.outcome === "exited" || r.outcome === "agent") return "";
   if (r.outcome !== "timeout") return `\ncursor: ${r.cursor}`;
   return `\nthe program is still at it: wait_for_text {pane_id: ${r.pane_id}, cursor: ` +
     `${r.cursor}, prompt: true} collects the rest; send_keys ['C-c'] interrupts it`;

@@ -8,8 +8,14 @@
  * @module
  */
 
-import { AGENT_CHANNEL } from "../agent_report.ts";
-import { type PaneStateFilter, paneStates, type PaneWithState } from "../pane_states.ts";
+import { AGENT_CHANNEL, AGENT_OPTION, type AgentMark, parseAgentMark } from "../agent_report.ts";
+import {
+  type AgentReport,
+  type PaneStateFilter,
+  paneStates,
+  type PaneWithState,
+} from "../pane_states.ts";
+import { runTmux } from "../../transport/control/command.ts";
 import { waitForChannel } from "../../objects/channels.ts";
 import { TmuxError } from "../../errors.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
@@ -82,4 +88,66 @@ export async function waitForAnyPane(
       await waitForChannel(socket, AGENT_CHANNEL, { timeout: wait, signal: options.signal }) ===
         "signalled";
   }
+}
+
+/** The agent's mark in a pane as it stands (null: none, or not one a hook line writes). */
+export async function agentMarkOf(socket: TmuxSocket, paneId: string): Promise<AgentMark | null> {
+  const value = await runTmux(socket, [
+    "show-options",
+    "-p",
+    "-q",
+    "-v",
+    "-t",
+    paneId,
+    AGENT_OPTION,
+  ]);
+  return parseAgentMark(value.replace(/\n$/, ""));
+}
+
+function sameMark(a: AgentMark | null, b: AgentMark | null): boolean {
+  return a === b || a !== null && b !== null && a.state === b.state && a.pid === b.pid &&
+      a.since === b.since && a.reason === b.reason;
+}
+
+/** Options for {@linkcode untilAgentReports}. */
+export interface AgentReportWaitOptions {
+  /** The mark before (read before the caller typed): a report must differ from it. */
+  before: AgentMark | null;
+  /** Ends the wait (it then answers null). */
+  signal: AbortSignal;
+}
+
+/**
+ * Waits until the agent in the pane reports waiting or done with a mark other than `before`, and
+ * its process lives there; null when the pane is gone or `signal` ends the wait. Woken by the
+ * agents' channel, and looked at every 2 s.
+ */
+export async function untilAgentReports(
+  socket: TmuxSocket,
+  paneId: string,
+  options: AgentReportWaitOptions,
+): Promise<AgentReport | null> {
+  while (!options.signal.aborted) {
+    let mark: AgentMark | null;
+    try {
+      mark = await agentMarkOf(socket, paneId);
+    } catch (error) {
+      if (error instanceof TmuxError && error.code === "not_found") return null;
+      throw error;
+    }
+    if (mark !== null && mark.state !== "working" && !sameMark(mark, options.before)) {
+      const [pane] = await paneStates(socket, { paneIds: [paneId] }, { kernel: false });
+      if (pane === undefined) return null;
+      if (pane.state.agent?.source === "reported") return pane.state.agent;
+    }
+    const timeout = LOOK_AGAIN_MS / 1000;
+    if (
+      await waitForChannel(socket, AGENT_CHANNEL, { timeout, signal: options.signal }).catch(() =>
+        null
+      ) === null
+    ) {
+      return null;
+    }
+  }
+  return null;
 }

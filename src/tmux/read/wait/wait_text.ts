@@ -26,9 +26,17 @@ import { TmuxError } from "../../errors.ts";
 import { Alarm } from "../../../util/mod.ts";
 import { cursorScreen, promptOf, untilProgramWaits } from "./program_turn.ts";
 import type { TmuxSocket } from "../../transport/socket.ts";
+import type { AgentMark } from "../agent_report.ts";
+import type { AgentReport } from "../pane_states.ts";
+import { untilAgentReports } from "./any_pane.ts";
 
 /** Options for {@linkcode waitForText}. */
 export interface WaitTextOptions {
+  /**
+   * End as "agent" once the agent in the pane reports waiting or done through its hook lines
+   * (docs/agents.md) with a mark other than `before` (read before the caller typed).
+   */
+  agent?: { before: AgentMark | null };
   /** What to wait for: any one of them ends the wait as "matched" (none: only the ends below). */
   patterns: string[];
   /**
@@ -98,6 +106,8 @@ export interface WaitTextResult {
   cursor: string;
   /** The prompt row that ended the wait (`>>>`, `sqlite>`...), else null. */
   prompt: string | null;
+  /** What the agent reported that ended the wait (outcome "agent"), else null. */
+  agent: AgentReport | null;
   /** Quiet on the alternate screen: its rows that differ from when the wait began. */
   changed_rows: Array<{ row: number; text: string }> | null;
 }
@@ -111,6 +121,7 @@ export const WAIT_OUTCOMES = [
   "exited",
   "timeout",
   "alternate_screen",
+  "agent",
 ] as const;
 
 /** How a wait ends. */
@@ -146,6 +157,7 @@ export async function waitForText(
       prompt?: string;
       changed?: Array<{ row: number; text: string }>;
       screenOnly?: boolean;
+      agent?: AgentReport;
     } = {},
   ): WaitTextResult =>
     resultOf(read, { outcome, match, ...more, started, timeout: options.timeout });
@@ -163,7 +175,7 @@ export async function waitForText(
   let quietMs = options.quietMs ?? null;
   // Talking to a program (a prompt or quiet to wait for): its end ends the wait. A wait for text
   // alone outlasts the programs a shell runs meanwhile (a prompt's own, say).
-  const talking = options.prompt === true || quietMs !== null;
+  const talking = options.prompt === true || quietMs !== null || options.agent !== undefined;
   const talkingTo = options.typedTo ?? front.pane_current_command;
   const program = talking && classifyProcess(talkingTo) === "other" ? talkingTo : null;
   let lastOutput = Date.now();
@@ -187,6 +199,19 @@ export async function waitForText(
       turn = look === null ? "unknown" : "waiting";
       alarm.ring();
     });
+  }
+  // The agent's report, as its hook lines make it: looked for while the wait lasts.
+  let reported: AgentReport | null = null;
+  let reporting: Promise<void> | undefined;
+  if (options.agent !== undefined) {
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, stopTurn.signal])
+      : stopTurn.signal;
+    reporting = untilAgentReports(socket, paneId, { before: options.agent.before, signal })
+      .then((report) => {
+        reported = report;
+        alarm.ring();
+      }, () => {});
   }
   try {
     let since = await captureSince(socket, paneId, options.cursor ?? null, {
@@ -212,6 +237,8 @@ export async function waitForText(
       // that changed, and what follows once it leaves the screen.
       if (!since.alternate_on) { for (const line of since.lines) output.push(line); }
       if (match) return end(match.outcome, match);
+      // What the pane wrote before the agent's hook line ran is read above: the answer is whole.
+      if (reported !== null) return end("agent", null, { agent: reported });
       // New lines, or a new row under the cursor: the program answered (even if the notice of
       // its output came before this wait subscribed).
       outputCame ||= since.lines.length > 0 || read.current !== "";
@@ -264,6 +291,7 @@ export async function waitForText(
   } finally {
     stopTurn.abort();
     await turning;
+    await reporting;
     unwatch();
   }
 }
@@ -289,6 +317,7 @@ function resultOf(
     changed?: Array<{ row: number; text: string }>;
     /** The answer is the changed rows: the lines read off a full-screen program are left out. */
     screenOnly?: boolean;
+    agent?: AgentReport;
     started: number;
     timeout: number;
   },
@@ -306,6 +335,7 @@ function resultOf(
     cursor: read.cursor,
     prompt: end.prompt ?? null,
     changed_rows: end.changed ?? null,
+    agent: end.agent ?? null,
   };
 }
 
