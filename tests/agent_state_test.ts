@@ -380,3 +380,44 @@ interface HandOffAnswer {
   lines: string[];
   agent?: { state: string; reason: string | null; message: string | null };
 }
+
+testNeeding(
+  ["python3"],
+  "a client subscribed to tmux://agents is told when an agent needs it, with no call",
+  async () => {
+    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
+    try {
+      const configs = writeConfigs(dir);
+      await withServer("stdio", {}, async (conn, tmux) => {
+        const seen: Array<{ method: string; params?: unknown }> = [];
+        conn.client.fallbackNotificationHandler = (notification) => {
+          seen.push(notification);
+          return Promise.resolve();
+        };
+        const agents = [
+          await startAgent(tmux, "claude", configs.claude),
+          await startAgent(tmux, "claude", configs.claude),
+        ];
+        await conn.client.subscribeResource({ uri: "tmux://agents" });
+        await transition(tmux, agents[1], 2);
+        await until(
+          "the update is pushed",
+          () => Promise.resolve(seen.some((n) => n.method === "notifications/resources/updated")),
+        );
+        assertEquals(seen.find((n) => n.method === "notifications/resources/updated")?.params, {
+          uri: "tmux://agents",
+        });
+        const read = await conn.client.readResource({ uri: "tmux://agents" });
+        const body = JSON.parse((read.contents[0] as { text: string }).text) as {
+          panes: Array<{ pane_id: string; state: string; reason: string }>;
+        };
+        assertEquals(
+          body.panes.map((pane) => [pane.pane_id, pane.state, pane.reason]),
+          [[agents[1].pane, "waiting", "permission"]],
+        );
+      });
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  },
+);

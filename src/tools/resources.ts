@@ -10,10 +10,14 @@ import {
   checkId,
   checkInScope,
   DEFAULT_BUDGET,
+  followAgentReports,
   getPane,
   listSessions,
   listWindows,
+  paneStates,
+  type PaneWithState,
   sessionIdByName,
+  type TmuxSocket,
 } from "../tmux/mod.ts";
 import {
   jsonContents as json,
@@ -23,6 +27,42 @@ import {
   templateValue as one,
   type ToolContext,
 } from "./define/mod.ts";
+
+/** The panes whose agent reported waiting or done (see docs/agents.md): subscribe to be told. */
+const AGENTS_URI = "tmux://agents";
+
+/** What the agents' resource says of the panes that need their caller. */
+function needing(panes: readonly PaneWithState[]): Array<Record<string, unknown>> {
+  return panes.map((pane) => ({ pane_id: pane.pane_id, ...pane.state.agent }));
+}
+
+/**
+ * Registers the agents' resource: a read tells which panes' agents reported waiting or done; a
+ * subscription is told each time that changes (an update, and a channel event where the client
+ * takes them), until the session closes.
+ */
+function registerAgentsResource(server: McpServer, context: ToolContext, socket: TmuxSocket): void {
+  const push = context.push;
+  server.registerResource("agents", AGENTS_URI, {
+    title: "Panes whose agent needs you",
+    description: "The panes whose agent reported waiting or done through its hook lines " +
+      "(docs/agents.md); subscribe to be told as that changes.",
+    mimeType: "application/json",
+  }, async (uri) => {
+    const panes = await paneStates(socket, {}, { kernel: false });
+    return json(uri, { panes: needing(panes.filter((pane) => pane.state.needs_you)) });
+  });
+  push?.onSubscribe(AGENTS_URI, () => {
+    followAgentReports(socket, {
+      signal: push.closed,
+      async changed(panes) {
+        await push.updated(AGENTS_URI);
+        const told = panes.map((pane) => `${pane.pane_id} ${pane.state.agent?.state}`).join(", ");
+        await push.event(`agents needing you: ${told || "none"}`, { uri: AGENTS_URI });
+      },
+    });
+  });
+}
 
 /** Registers the resources. */
 export function registerResources(server: McpServer, context: ToolContext): void {
@@ -94,4 +134,5 @@ export function registerResources(server: McpServer, context: ToolContext): void
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text }] };
     },
   );
+  registerAgentsResource(server, context, socket);
 }

@@ -59,6 +59,8 @@ export {
   agentMarkOf,
   type AnyPaneEnd,
   type AnyPaneOptions,
+  followAgentReports,
+  type FollowReportsOptions,
   waitForAnyPane,
 } from "./wait/any_pane.ts";
 export {

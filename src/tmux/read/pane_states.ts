@@ -31,6 +31,8 @@ export interface AgentReport {
   message: string | null;
   /** Seconds since it reported it; null when inferred. */
   age_seconds: number | null;
+  /** When it reported it, in seconds since the epoch by the tmux server's clock; null: inferred. */
+  since: number | null;
   /** reported: its hook lines said so; inferred: the kernel's look at a program with none. */
   source: "reported" | "inferred";
 }
@@ -106,6 +108,7 @@ export async function paneStates(
         reason: mark.reason,
         message: mark.state === "working" ? null : agentMessage(extra[AGENT_MESSAGE_OPTION]),
         age_seconds: Math.max(0, now - mark.since),
+        since: mark.since,
         source: "reported",
       };
     } else if (!shell && !pane.pane_dead && waits !== null) {
@@ -114,6 +117,7 @@ export async function paneStates(
         reason: waits ? "input" : null,
         message: null,
         age_seconds: null,
+        since: null,
         source: "inferred",
       };
     }

@@ -19,6 +19,8 @@ export interface SessionPush {
   event(content: string, meta: Record<string, string>): Promise<void>;
   /** Aborted when the session closes. */
   closed: AbortSignal;
+  /** Calls `start` the first time the session subscribes to `uri` (a feed begins). */
+  onSubscribe(uri: string, start: () => void): void;
 }
 
 /** The most subscriptions one session keeps. */
@@ -34,9 +36,13 @@ export function sessionPush(
   options: { channelEvents: boolean },
 ): SessionPush {
   const subscribed = new Set<string>();
+  const starts = new Map<string, () => void>();
   handleSubscriptions(server, {
     subscribe(uri) {
       if (subscribed.size < SUBSCRIPTIONS_MAX) subscribed.add(uri);
+      const start = starts.get(uri);
+      starts.delete(uri);
+      start?.();
     },
     unsubscribe(uri) {
       subscribed.delete(uri);
@@ -65,5 +71,8 @@ export function sessionPush(
       });
     },
     closed: closing.signal,
+    onSubscribe(uri, start) {
+      starts.set(uri, start);
+    },
   };
 }

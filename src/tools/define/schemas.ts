@@ -189,6 +189,9 @@ export const agentReportSchema: ZodTypeOf<AgentReport | null> = z.object({
   reason: z.enum(WAIT_REASONS).nullable().describe("why it waits"),
   message: z.string().nullable().describe("what it said (its notification, its answer), cut"),
   age_seconds: z.number().int().nullable().describe("since it reported it (null: inferred)"),
+  since: z.number().int().nullable().describe(
+    "when it reported it: seconds since the epoch, tmux's clock (null: inferred)",
+  ),
   source: z.enum(["reported", "inferred"]).describe(
     "reported by its hook lines, or inferred from the kernel's look at a program",
   ),

@@ -46,9 +46,7 @@ export interface AnyPaneEnd {
 /** What of a pane's state makes it new for `onlyNew`. */
 function stateKey(pane: PaneWithState): string {
   const { agent } = pane.state;
-  const age = agent?.age_seconds;
-  const since = age === null || age === undefined ? "" : Math.floor(Date.now() / 1000) - age;
-  return `${pane.state.needs_you} ${agent?.state} ${agent?.reason} ${agent?.source} ${since}`;
+  return `${pane.state.needs_you} ${agent?.state} ${agent?.reason} ${agent?.source} ${agent?.since}`;
 }
 
 /** Waits until any of the panes needs its caller (see the module doc), or the timeout. */
@@ -150,4 +148,41 @@ export async function untilAgentReports(
     }
   }
   return null;
+}
+
+/** Options for {@linkcode followAgentReports}. */
+export interface FollowReportsOptions {
+  /** Ends the following. */
+  signal: AbortSignal;
+  /** Called with the panes whose agent reported waiting or done, each time that set changes. */
+  changed(panes: PaneWithState[]): Promise<void>;
+}
+
+/**
+ * Follows the agents' reports (see docs/agents.md) until `signal`: woken by their channel, it
+ * looks at the reports alone (a `ps` for each), and tells `changed` when the panes that need
+ * their caller are others, or report anew. Nothing runs between reports but one `tmux wait-for`
+ * this process shares.
+ */
+export async function followAgentReports(
+  socket: TmuxSocket,
+  options: FollowReportsOptions,
+): Promise<void> {
+  let told = "";
+  while (!options.signal.aborted) {
+    const woke = await waitForChannel(socket, AGENT_CHANNEL, {
+      timeout: 600,
+      signal: options.signal,
+    })
+      .catch(() => null);
+    if (woke === null) return;
+    if (woke === "timeout") continue;
+    const panes = await paneStates(socket, {}, { kernel: false }).catch(() => null);
+    if (panes === null) continue;
+    const needing = panes.filter((pane) => pane.state.needs_you);
+    const now = JSON.stringify(needing.map((pane) => [pane.pane_id, stateKey(pane)]));
+    if (now === told) continue;
+    told = now;
+    await options.changed(needing).catch(() => {});
+  }
 }
