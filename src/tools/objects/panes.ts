@@ -128,12 +128,16 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     title: "Wait for any pane to need you",
     description: "Waits until any of the panes (listed, a session's, or all) needs its caller: " +
       "an agent in it reported waiting or done (its hook lines, docs/agents.md: woken at once), " +
-      "or a program there waits for input (looked at every 2 s). Answers which pane and why.",
+      "a program there waits for input or ended, or its screen shows a pattern (looked at every " +
+      "2 s). Answers which pane, why, and what it wrote since the last answer naming it.",
     input: {
       ...sessionSpecShape,
       pane_ids: z.array(paneIdSchema).min(1).max(200).optional().describe("only these panes"),
       only_new: z.boolean().default(false).describe(
         "only a pane whose state changed during the wait (else one already waiting answers)",
+      ),
+      patterns: z.array(z.string().min(1).max(1000)).max(20).default([]).describe(
+        "text on a pane's screen that counts too (literal)",
       ),
       timeout: timeoutSchema,
     },
@@ -142,6 +146,13 @@ export const PANE_TOOLS: AnyToolSpec[] = [
       pane: paneSchema.extend({ state: stateSchema }).nullable().describe(
         "the pane that needs you, with its state (null at a timeout)",
       ),
+      why: z.enum(["agent", "input", "ended", "pattern"]).nullable().describe(
+        "its agent reported, its program waits for input, the program ended, a pattern shows",
+      ),
+      pattern: z.string().nullable().describe("the pattern its screen shows (why pattern)"),
+      text: z.array(z.string()).describe(
+        "what it wrote since the last answer naming it (its screen's end the first time; 40 lines)",
+      ),
       panes: z.number().int().describe("panes waited on"),
     },
     async run(args, { socket, target, context, extra }) {
@@ -149,6 +160,7 @@ export const PANE_TOOLS: AnyToolSpec[] = [
         sessionId: target,
         paneIds: args.pane_ids,
         onlyNew: args.only_new,
+        patterns: args.patterns,
         timeoutMs: clampTimeout(context, args.timeout) * 1000,
         signal: extra.signal,
       });
@@ -156,7 +168,11 @@ export const PANE_TOOLS: AnyToolSpec[] = [
     text: (r) =>
       r.pane === null
         ? `timeout: none of ${r.panes} panes needed you`
-        : statesText([r.pane as PaneWithState]).split("\n").slice(1).join("\n"),
+        : `${r.pane.pane_id} needs you (${r.why}${r.pattern === null ? "" : `: ${r.pattern}`})\n` +
+          statesText([r.pane as PaneWithState]).split("\n").slice(1).join("\n") +
+          (r.text.length === 0
+            ? ""
+            : `\n--- its text since the last answer:\n${r.text.join("\n")}`),
   }),
   defineTool({
     name: "get_pane_info",
