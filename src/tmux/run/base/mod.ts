@@ -17,6 +17,7 @@ export {
   NO_STATUS,
   notIdle,
   notReading,
+  passingRun,
   STILL_MAY_START,
   SUPERSEDED,
   UNREAD,

@@ -68,6 +68,15 @@ export function notIdle(paneId: string, command: string): string {
     "or a shell's script has the terminal and would take the line as its input)";
 }
 
+/**
+ * Why nothing was typed into a pane whose front process stayed a run's launcher (its line names
+ * ours): that run is ending (another server's, its running mark already gone).
+ */
+export function passingRun(paneId: string, shell: string): string {
+  return `a command is still running in pane ${paneId} (a run's launcher, ` +
+    `${JSON.stringify(shell)}, is in front as its run ends); nothing was typed: try again`;
+}
+
 /** Why a launched shell cannot be typed the line that names the pane's tmux socket. */
 export function untypableSocket(paneId: string, shell: string, socketPath: string): string {
   return `pane ${paneId} runs ${shell}, and the tmux socket's path ` +

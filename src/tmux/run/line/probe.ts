@@ -29,7 +29,9 @@ export type PaneShell =
   | { kind: "launched"; shell: ShellProgram }
   | { kind: "unsupported"; name: string }
   | { kind: "other" }
-  | { kind: "not_reading" };
+  | { kind: "not_reading" }
+  /** A run's launcher in front, its run ending (another server's): nothing may be typed yet. */
+  | { kind: "passing" };
 
 /** The language a pane's shell runs commands in (`bash`, `fish`...), or null when not a shell. */
 export function shellLanguage(shell: PaneShell | null, command: string): string | null {
@@ -260,6 +262,15 @@ export interface PaneShellOptions {
   waitMs?: number;
 }
 
+/** Whether the pane's own process was looked at and found a launched shell (fish, nu...). */
+function launchedShellHere(socket: TmuxSocket, paneId: string, options: PaneShellOptions): boolean {
+  const prefix = `${socketKey(socket)}\0${paneId}\0${options.panePid}\0`;
+  for (const [key, shell] of options.cache) {
+    if (key.startsWith(prefix) && shell.kind === "launched") return true;
+  }
+  return false;
+}
+
 /** The key a pane's looked-at shell is cached under. */
 function shellKey(socket: TmuxSocket, paneId: string, options: PaneShellOptions): string {
   return `${socketKey(socket)}\0${paneId}\0${options.panePid}\0${options.command}`;
@@ -309,8 +320,13 @@ export async function paneShell(
   options: PaneShellOptions,
 ): Promise<PaneShell> {
   const name = programName(options.command);
-  const look = options.readerUnknown === true &&
-    (ambiguous(name) || options.bracketPaste !== "1");
+  // `sh` in front, or a POSIX name in front of a launched shell (fish, nu...): a run's launcher
+  // (any server's), or a shell the person started there; only the whole look tells them apart
+  // (the name may be gone by then, and the pane's own process in front again).
+  const passing = name === "sh" ||
+    fromName(name).kind === "posix" && launchedShellHere(socket, paneId, options);
+  const look = passing ||
+    options.readerUnknown === true && (ambiguous(name) || options.bracketPaste !== "1");
   if (!ambiguous(name) && !look) return fromName(name);
   const key = shellKey(socket, paneId, options);
   const cached = look ? undefined : options.cache.get(key);
@@ -319,7 +335,7 @@ export async function paneShell(
   // front and its line editor reading, is told by a look much cheaper than the whole probe (16
   // first calls at once pay it together).
   if (
-    !ambiguous(name) && options.bracketPaste === "" &&
+    !ambiguous(name) && !passing && options.bracketPaste === "" &&
     await shellInFront(socket, paneId, { editor: showsLineEditor(name) })
   ) return fromName(name);
   // A tmux process of its own: what if-shell runs after its shell command prints to that process,
@@ -334,6 +350,7 @@ export async function paneShell(
   // Whether the last look saw the process tmux named: another (a run's `sh` on its way out, seen
   // after tmux named the shell) says what this call meets, not what the pane runs.
   let seenAsNamed = false;
+  let lastRest = "";
   for (let looks = 1;; looks++) {
     const answer = (await spawnRun(socket, [
       ...["if-shell", "-t", paneId, PROBE, `show-options -p -v -t ${paneId} ${PROBE_OPTION}`, THEN],
@@ -343,6 +360,7 @@ export async function paneShell(
     const rest = cooked ? answer.slice(COOKED.length) : answer;
     shell = shellFromProbe(rest) ?? fromName(name);
     seenAsNamed = probedNames(rest).includes(name);
+    lastRest = rest;
     // A shell that reads only through its line editor, canonical: still starting (then waited
     // for within the call's time), or something reads the terminal line by line.
     let editorStarting = false;
@@ -389,6 +407,9 @@ export async function paneShell(
   // A script ends, and the name may be a shell's again: only a shell is remembered, and only as
   // the process tmux named (a second server's run was seen to leave `sh` taken for a fish pane's
   // shell, and every later call typed fish a POSIX line).
+  // A run's launcher (this server's or another's: its line names ours) still in front once the
+  // looks are over: its run is ending, and a line typed now would reach the shell behind it.
+  if (shell.kind === "other" && lastRest.startsWith(OURS)) return { kind: "passing" };
   if (!seenAsNamed) return shell;
   if (shell.kind === "posix") options.cache.set(key, { kind: "posix" });
   else if (shell.kind !== "other" && shell.kind !== "not_reading") options.cache.set(key, shell);

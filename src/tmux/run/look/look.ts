@@ -23,6 +23,7 @@ import {
   notIdle,
   notReading,
   parseRecord,
+  passingRun,
   RUNNING_OPTION,
   type RunRequest,
   unsupportedShell,
@@ -89,6 +90,9 @@ export async function lookAtPane(
     );
   }
   const language = shellLanguage(shell, state.pane_current_command);
+  if (shell?.kind === "passing") {
+    return { shell: language, notTyped: passingRun(paneId, state.pane_current_command) };
+  }
   if (kind === "other" || shell?.kind === "other") {
     if (running !== "") namedInRefusal(runner, call.key, running);
     const reason = running === ""
