@@ -378,7 +378,8 @@ testNeeding(
               arguments: { pane_id: agent.pane, prompt, timeout: 20 },
             }) as CallToolResult;
             assert(!result.isError, textOf(result));
-            return (result.structuredContent as { answer: HandOffAnswer }).answer;
+            const out = result.structuredContent as { answer: HandOffAnswer; chrome_lines: number };
+            return { ...out.answer, chrome: out.chrome_lines };
           };
           // Two lines: one paste, one prompt, one turn.
           const done = await handOff("hello there\nsecond line");
@@ -387,9 +388,11 @@ testNeeding(
             "done",
             "enil dnoces / ereht olleh",
           ]);
-          assertEquals(done.lines.filter((line) => line.startsWith("answer<")), [
+          // The answer whole, and without the composer line its screen showed before the prompt too.
+          assertEquals([done.lines, done.chrome], [[
             "answer<enil dnoces / ereht olleh>",
-          ]);
+            "done ok1",
+          ], 1]);
           const screen = await tmux.run("capture-pane", "-p", "-J", "-S", "-", "-t", agent.pane);
           assertEquals(screen.match(/ok\d+/g), ["ok1"]);
           // A turn that stops at a permission prompt answers there; the answer to it goes on.
@@ -415,6 +418,7 @@ testNeeding(
 
 interface HandOffAnswer {
   outcome: string;
+  chrome: number;
   lines: string[];
   agent?: { state: string; reason: string | null; message: string | null };
 }

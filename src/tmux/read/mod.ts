@@ -15,6 +15,7 @@ export {
 } from "./wait/mod.ts";
 export { type Snapshot, snapshotPane } from "./capture/mod.ts";
 export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./capture/mod.ts";
+export { withoutChrome, withoutEcho } from "./capture/mod.ts";
 export {
   type PaneWatchEnd,
   type PaneWatchOptions,

@@ -15,6 +15,8 @@ import {
   sendKeys,
   TmuxError,
   type TmuxSocket,
+  withoutChrome,
+  withoutEcho,
 } from "../../tmux/mod.ts";
 import {
   type AnyToolSpec,
@@ -220,7 +222,13 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
     },
     output: {
       pane_id: paneIdOutput,
-      answer: z.object(waitOutput).describe("what the pane wrote, and the agent's report"),
+      answer: z.object(waitOutput).describe(
+        "what the pane wrote (the prompt's echo left out), and the agent's report",
+      ),
+      chrome_lines: z.number().int().describe(
+        "lines left out at the answer's end: the agent's own composer and status rows, as its " +
+          "screen showed them before the prompt too",
+      ),
     },
     openWorld: true,
     destructive: true,
@@ -252,7 +260,15 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
         earlier: typed.earlier,
         agentBefore: before,
       }, typed);
-      return { pane_id: typed.paneId, answer };
+      const kept = await withoutChrome(socket, typed.paneId, {
+        lines: withoutEcho(answer.lines, args.prompt),
+        before: typed.screen ?? [],
+      });
+      return {
+        pane_id: typed.paneId,
+        answer: { ...answer, lines: kept.lines },
+        chrome_lines: kept.left,
+      };
     },
     text: (r) => renderWait({ ...r.answer, pane_id: r.pane_id }),
   }),

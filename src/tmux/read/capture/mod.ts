@@ -7,6 +7,7 @@
  */
 
 export { type CaptureOptions, capturePane, screenRows } from "./capture.ts";
+export { unchangedBottom, withoutChrome, withoutEcho } from "./screen_chrome.ts";
 export { captureSince, type SinceOptions, type SinceResult } from "./capture_since.ts";
 export { type Snapshot, snapshotPane } from "./snapshot.ts";
 export { type StyledRows, styledRows, type StyledScreen, styledScreen } from "./styled_screen.ts";
