@@ -11,7 +11,14 @@ import {
   type TransportKind,
   withServer,
 } from "./helpers/mcp.ts";
-import { commandRunning, startTmux, type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
+import {
+  commandRunning,
+  sleepingPane,
+  startTmux,
+  type TestTmux,
+  until,
+  untilRunning,
+} from "./helpers/tmux.ts";
 import { readAllOutput } from "./helpers/output.ts";
 
 type RunOutput = RunResult;
@@ -222,8 +229,7 @@ function suite(kind: TransportKind): void {
       });
 
       await t.step("a pane running sleep 100 gives started false", async () => {
-        const sleeping = await tmux.newPane("sleep 100");
-        await untilRunning(tmux, sleeping, "sleep");
+        const sleeping = await sleepingPane(tmux);
         const result = await call(conn, { command: "echo nope", pane_id: sleeping });
         const out = structured(result);
         assertEquals([result.isError, out.started, out.exit_status], [true, false, null]);

@@ -4,7 +4,7 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { assertNoLeftovers } from "./helpers/leaks.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
-import { until } from "./helpers/tmux.ts";
+import { sleepingPane, until } from "./helpers/tmux.ts";
 
 interface PaneResult {
   pane_id: string;
@@ -34,13 +34,7 @@ const structured = (result: CallToolResult) => result.structuredContent as unkno
 Deno.test("run_command_many: results in order, outputs grouped, failures per pane", async () => {
   await withServer("stdio", { extraArgs: ["--toolsets", "all"] }, async (conn, tmux) => {
     const panes = [tmux.paneId, await tmux.newPane(), await tmux.newPane()];
-    const sleeping = await tmux.newPane("sleep 100");
-    await until(
-      "sleep runs",
-      async () =>
-        (await tmux.run("display-message", "-p", "-t", sleeping, "#{pane_current_command}"))
-          .trim() === "sleep",
-    );
+    const sleeping = await sleepingPane(tmux);
 
     // Three panes alike, one not at a shell, one that does not exist: all answered, in order.
     const mixed = await many(conn, {

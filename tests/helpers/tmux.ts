@@ -186,3 +186,21 @@ export async function waitForProcesses(socketName: string): Promise<string> {
   }).output();
   return new TextDecoder().decode(out.stdout).trim();
 }
+
+/**
+ * A new pane whose own process is `sleep 100`, once it is: tmux runs a window's command through
+ * its default shell (`$SHELL -c`), and names the pane after its command line while that shell
+ * has not yet taken the terminal, so a name alone can be `sleep` a moment before it is `bash`.
+ */
+export async function sleepingPane(tmux: TestTmux): Promise<string> {
+  const pane = await tmux.newPane("exec sleep 100");
+  await until("the pane's own process is sleep", async () => {
+    const [pid, name] = (await tmux.run(
+      ...["display-message", "-p", "-t", pane, "#{pane_pid} #{pane_current_command}"],
+    )).trim().split(" ");
+    const out = await new Deno.Command("ps", { args: ["-o", "comm=", "-p", pid], stdout: "piped" })
+      .output();
+    return name === "sleep" && new TextDecoder().decode(out.stdout).trim() === "sleep";
+  });
+  return pane;
+}

@@ -27,7 +27,15 @@ import {
   timeoutSchema,
   type ToolContext,
 } from "../define/mod.ts";
-import { renderWait, sendWaitSchema, type WaitCall, waitOnPane, waitOutput } from "./pane_wait.ts";
+import {
+  renderWait,
+  sendWaitSchema,
+  type WaitArgs,
+  type WaitCall,
+  waitOnPane,
+  type WaitOutput,
+  waitOutput,
+} from "./pane_wait.ts";
 
 /** Where the input went, when a run_command's command still had the pane. */
 const runIdSchema = z.string().optional().describe(
@@ -78,10 +86,10 @@ async function whenShellReads(
 
 /** Waits on the pane as send_keys' `wait` does, and puts its title back after. */
 async function answerOf(
-  wait: Parameters<typeof waitOnPane>[0],
+  wait: WaitArgs,
   call: WaitCall,
   typed: { paneId: string; shown?: boolean },
-): Promise<Awaited<ReturnType<typeof waitOnPane>>> {
+): Promise<WaitOutput> {
   try {
     return await waitOnPane(wait, call);
   } finally {
