@@ -22,7 +22,10 @@ function blockUnder(heading: string, language: string): string {
 }
 
 /** The configuration files the stand-in reads, written from the page's blocks. */
-function writeConfigs(dir: string): { claude: string; codex: string } {
+/** The stand-in's configuration files, by agent. */
+type Configs = { claude: string; codex: string };
+
+function writeConfigs(dir: string): Configs {
   const claude = `${dir}/claude.json`;
   Deno.writeTextFileSync(claude, blockUnder("Claude Code", "json"));
   // Codex's line is TOML whose array of basic strings reads as JSON.
@@ -33,6 +36,23 @@ function writeConfigs(dir: string): { claude: string; codex: string } {
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * Runs `body` against a fresh tmux server and a server process (`args` its flags), with the
+ * stand-in's configurations written from docs/agents.md into a directory removed after.
+ */
+async function withAgents(
+  args: string[],
+  body: (conn: Connection, tmux: TestTmux, configs: Configs) => Promise<void>,
+): Promise<void> {
+  const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
+  try {
+    const configs = writeConfigs(dir);
+    await withServer("stdio", { extraArgs: args }, (conn, tmux) => body(conn, tmux, configs));
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
 
 interface Expected {
   state: "working" | "waiting" | "done" | null;
@@ -174,75 +194,60 @@ function check(agents: readonly Agent[], seen: Map<string, StatePane>, when: str
 testNeeding(
   ["python3"],
   "list_panes with state names exactly the panes waiting and why, over 200 transitions",
-  async () => {
-    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
-    try {
-      const configs = writeConfigs(dir);
-      await withServer("stdio", {}, async (conn, tmux) => {
-        const agents: Agent[] = [];
-        for (const kind of ["claude", "claude", "claude", "claude", "codex", "codex"] as const) {
-          agents.push(await startAgent(tmux, kind, configs[kind]));
-        }
-        const wrong = check(agents, await states(conn), "at start");
-        const random = seededRandom(54);
-        for (let i = 0; i < 200; i++) {
-          await transition(tmux, random.pick(agents), random.int(0, 999));
-          wrong.push(...check(agents, await states(conn), `transition ${i}`));
-        }
-        assertEquals(wrong.slice(0, 5), [], `${wrong.length} wrong of 200 transitions`);
-      });
-    } finally {
-      Deno.removeSync(dir, { recursive: true });
-    }
-  },
+  () =>
+    withAgents([], async (conn, tmux, configs) => {
+      const agents: Agent[] = [];
+      for (const kind of ["claude", "claude", "claude", "claude", "codex", "codex"] as const) {
+        agents.push(await startAgent(tmux, kind, configs[kind]));
+      }
+      const wrong = check(agents, await states(conn), "at start");
+      const random = seededRandom(54);
+      for (let i = 0; i < 200; i++) {
+        await transition(tmux, random.pick(agents), random.int(0, 999));
+        wrong.push(...check(agents, await states(conn), `transition ${i}`));
+      }
+      assertEquals(wrong.slice(0, 5), [], `${wrong.length} wrong of 200 transitions`);
+    }),
 );
 
 testNeeding(
   ["python3"],
   "a killed agent's state is gone by the next call; the mark names the agent's own process",
-  async () => {
-    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
-    try {
-      const configs = writeConfigs(dir);
-      await withServer("stdio", {}, async (conn, tmux) => {
-        const agent = await startAgent(tmux, "claude", configs.claude);
-        await transition(tmux, agent, 2);
-        assertEquals(check([agent], await states(conn), "asking"), []);
-        const mark =
-          (await tmux.run("show-options", "-p", "-v", "-t", agent.pane, "@tmux_mcp_agent"))
-            .trim();
-        const pid = Number(mark.split(" ")[1]);
-        const program =
-          (await tmux.run("display-message", "-p", "-t", agent.pane, "#{pane_current_command}"))
-            .trim();
-        assertEquals(program, "python3");
-        // The hook's $PPID is the agent itself.
-        const command = await new Deno.Command("ps", { args: ["-o", "args=", "-p", String(pid)] })
-          .output();
-        const args = new TextDecoder().decode(command.stdout);
-        assert(args.includes("hooked_agent.py"), args);
-        Deno.kill(pid, "SIGKILL");
-        await until("the shell is back", async () => {
-          return (await tmux.run(
-            "display-message",
-            "-p",
-            "-t",
-            agent.pane,
-            "#{pane_current_command}",
-          ))
-            .trim() === "bash";
-        });
-        // The mark is still there (nobody removed it); it counts for nothing.
-        assert(
-          (await tmux.run("show-options", "-p", "-t", agent.pane)).includes("@tmux_mcp_agent"),
-        );
-        agent.expected = { state: null, reason: null, source: null, message: null };
-        assertEquals(check([agent], await states(conn), "killed"), []);
+  () =>
+    withAgents([], async (conn, tmux, configs) => {
+      const agent = await startAgent(tmux, "claude", configs.claude);
+      await transition(tmux, agent, 2);
+      assertEquals(check([agent], await states(conn), "asking"), []);
+      const mark = (await tmux.run("show-options", "-p", "-v", "-t", agent.pane, "@tmux_mcp_agent"))
+        .trim();
+      const pid = Number(mark.split(" ")[1]);
+      const program =
+        (await tmux.run("display-message", "-p", "-t", agent.pane, "#{pane_current_command}"))
+          .trim();
+      assertEquals(program, "python3");
+      // The hook's $PPID is the agent itself.
+      const command = await new Deno.Command("ps", { args: ["-o", "args=", "-p", String(pid)] })
+        .output();
+      const args = new TextDecoder().decode(command.stdout);
+      assert(args.includes("hooked_agent.py"), args);
+      Deno.kill(pid, "SIGKILL");
+      await until("the shell is back", async () => {
+        return (await tmux.run(
+          "display-message",
+          "-p",
+          "-t",
+          agent.pane,
+          "#{pane_current_command}",
+        ))
+          .trim() === "bash";
       });
-    } finally {
-      Deno.removeSync(dir, { recursive: true });
-    }
-  },
+      // The mark is still there (nobody removed it); it counts for nothing.
+      assert(
+        (await tmux.run("show-options", "-p", "-t", agent.pane)).includes("@tmux_mcp_agent"),
+      );
+      agent.expected = { state: null, reason: null, source: null, message: null };
+      assertEquals(check([agent], await states(conn), "killed"), []);
+    }),
 );
 
 Deno.test("docs/agents.md's Gemini CLI and aider lines are the ones the tests run", () => {
@@ -274,146 +279,124 @@ function commandsOf(config: Hooks): string[] {
 testNeeding(
   ["python3"],
   "wait_for_panes answers which pane needs you and why, woken by the agent's hook line",
-  async () => {
-    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
-    try {
-      const configs = writeConfigs(dir);
-      await withServer(
-        "stdio",
-        { extraArgs: ["--toolsets", "core,agents"] },
-        async (conn, tmux) => {
-          const agents: Agent[] = [];
-          for (const kind of ["claude", "claude", "claude", "codex"] as const) {
-            const agent = await startAgent(tmux, kind, configs[kind]);
-            await transition(tmux, agent, 0);
-            agents.push(agent);
-          }
-          const wait = (args: Record<string, unknown>) =>
-            conn.client.callTool({ name: "wait_for_panes", arguments: args }) as Promise<
-              CallToolResult
-            >;
-          const paneIds = agents.map((agent) => agent.pane);
-          // Every agent is done: one that waits answers at once, unless only changes count.
-          const at = await wait({ pane_ids: paneIds, timeout: 5 });
-          assertEquals((at.structuredContent as { outcome: string }).outcome, "needs_you");
-          const none = await wait({ pane_ids: paneIds, only_new: true, timeout: 1 });
-          assertEquals(none.structuredContent, {
-            outcome: "timeout",
-            pane: null,
-            why: null,
-            pattern: null,
-            text: [],
-            panes: 4,
-          });
-          const unknown = await wait({ pane_ids: [paneIds[0], "%999"], timeout: 5 });
-          assert(unknown.isError, JSON.stringify(unknown));
-          assertMatch(textOf(unknown), /no such pane here: %999/);
-          const waiting = wait({ pane_ids: paneIds, only_new: true, timeout: 20 });
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          await transition(tmux, agents[1], 2);
-          // How soon it answers is the bench's (wait_for_panes_woken_ms).
-          const answer = await waiting;
-          const end = answer.structuredContent as { outcome: string; pane: StatePane };
-          assertEquals([end.outcome, end.pane.pane_id], ["needs_you", agents[1].pane]);
-          assertEquals(check([agents[1]], new Map([[agents[1].pane, end.pane]]), "waited"), []);
-          assertMatch(
-            textOf(answer),
-            /^%\d+ needs you \(agent\)\n%\d+ python3 waiting \(permission\)/,
-          );
-          // What the pane wrote since: its whole screen the first time, then what is new.
-          assert(
-            (answer.structuredContent as { text: string[] }).text.some((line) =>
-              line.includes("Allow Bash?")
-            ),
-          );
-          // A program that ends, and a pattern that shows, need their caller too.
-          const shell = await tmux.newPane();
-          await tmux.run("send-keys", "-t", shell, "sleep 1", "Enter");
-          await until(
-            "sleep runs",
-            async () =>
-              (await tmux.run("display-message", "-p", "-t", shell, "#{pane_current_command}"))
-                .trim() ===
-                "sleep",
-          );
-          const ended = (await wait({ pane_ids: [shell], timeout: 10 })).structuredContent as Json;
-          assertEquals([ended.outcome, ended.why], ["needs_you", "ended"]);
-          const printing = wait({
-            pane_ids: [shell],
-            patterns: ["BUILD-OK"],
-            only_new: true,
-            timeout: 10,
-          });
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          await tmux.run("send-keys", "-t", shell, "sleep 0.5; echo BUILD-''OK", "Enter");
-          const shown = (await printing).structuredContent as Json;
-          assertEquals([shown.why, shown.pattern], ["pattern", "BUILD-OK"]);
-          // Only what came since the last answer naming the pane: not the sleep of before.
-          const text = shown.text as string[];
-          assert(text.includes("BUILD-OK"), text.join("\n"));
-          assert(!text.some((line) => line.endsWith("$ sleep 1")), text.join("\n"));
-        },
+  () =>
+    withAgents(["--toolsets", "core,agents"], async (conn, tmux, configs) => {
+      const agents: Agent[] = [];
+      for (const kind of ["claude", "claude", "claude", "codex"] as const) {
+        const agent = await startAgent(tmux, kind, configs[kind]);
+        await transition(tmux, agent, 0);
+        agents.push(agent);
+      }
+      const wait = (args: Record<string, unknown>) =>
+        conn.client.callTool({ name: "wait_for_panes", arguments: args }) as Promise<
+          CallToolResult
+        >;
+      const paneIds = agents.map((agent) => agent.pane);
+      // Every agent is done: one that waits answers at once, unless only changes count.
+      const at = await wait({ pane_ids: paneIds, timeout: 5 });
+      assertEquals((at.structuredContent as { outcome: string }).outcome, "needs_you");
+      const none = await wait({ pane_ids: paneIds, only_new: true, timeout: 1 });
+      assertEquals(none.structuredContent, {
+        outcome: "timeout",
+        pane: null,
+        why: null,
+        pattern: null,
+        text: [],
+        panes: 4,
+      });
+      const unknown = await wait({ pane_ids: [paneIds[0], "%999"], timeout: 5 });
+      assert(unknown.isError, JSON.stringify(unknown));
+      assertMatch(textOf(unknown), /no such pane here: %999/);
+      const waiting = wait({ pane_ids: paneIds, only_new: true, timeout: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await transition(tmux, agents[1], 2);
+      // How soon it answers is the bench's (wait_for_panes_woken_ms).
+      const answer = await waiting;
+      const end = answer.structuredContent as { outcome: string; pane: StatePane };
+      assertEquals([end.outcome, end.pane.pane_id], ["needs_you", agents[1].pane]);
+      assertEquals(check([agents[1]], new Map([[agents[1].pane, end.pane]]), "waited"), []);
+      assertMatch(
+        textOf(answer),
+        /^%\d+ needs you \(agent\)\n%\d+ python3 waiting \(permission\)/,
       );
-    } finally {
-      Deno.removeSync(dir, { recursive: true });
-    }
-  },
+      // What the pane wrote since: its whole screen the first time, then what is new.
+      assert(
+        (answer.structuredContent as { text: string[] }).text.some((line) =>
+          line.includes("Allow Bash?")
+        ),
+      );
+      // A program that ends, and a pattern that shows, need their caller too.
+      const shell = await tmux.newPane();
+      await tmux.run("send-keys", "-t", shell, "sleep 1", "Enter");
+      await until(
+        "sleep runs",
+        async () =>
+          (await tmux.run("display-message", "-p", "-t", shell, "#{pane_current_command}"))
+            .trim() ===
+            "sleep",
+      );
+      const ended = (await wait({ pane_ids: [shell], timeout: 10 })).structuredContent as Json;
+      assertEquals([ended.outcome, ended.why], ["needs_you", "ended"]);
+      const printing = wait({
+        pane_ids: [shell],
+        patterns: ["BUILD-OK"],
+        only_new: true,
+        timeout: 10,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tmux.run("send-keys", "-t", shell, "sleep 0.5; echo BUILD-''OK", "Enter");
+      const shown = (await printing).structuredContent as Json;
+      assertEquals([shown.why, shown.pattern], ["pattern", "BUILD-OK"]);
+      // Only what came since the last answer naming the pane: not the sleep of before.
+      const text = shown.text as string[];
+      assert(text.includes("BUILD-OK"), text.join("\n"));
+      assert(!text.some((line) => line.endsWith("$ sleep 1")), text.join("\n"));
+    }),
 );
 
 testNeeding(
   ["python3"],
   "hand_off submits a prompt once and reads back the agent's answer, up to its report",
-  async () => {
-    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
-    try {
-      const configs = writeConfigs(dir);
-      await withServer(
-        "stdio",
-        { extraArgs: ["--toolsets", "core,agents"] },
-        async (conn, tmux) => {
-          const agent = await startAgent(tmux, "claude", configs.claude);
-          const handOff = async (prompt: string) => {
-            const result = await conn.client.callTool({
-              name: "hand_off",
-              arguments: { pane_id: agent.pane, prompt, timeout: 20 },
-            }) as CallToolResult;
-            assert(!result.isError, textOf(result));
-            const out = result.structuredContent as { answer: HandOffAnswer; chrome_lines: number };
-            return { ...out.answer, chrome: out.chrome_lines };
-          };
-          // Two lines: one paste, one prompt, one turn.
-          const done = await handOff("hello there\nsecond line");
-          assertEquals([done.outcome, done.agent?.state, done.agent?.message], [
-            "agent",
-            "done",
-            "enil dnoces / ereht olleh",
-          ]);
-          // The answer whole, and without the composer line its screen showed before the prompt too.
-          assertEquals([done.lines, done.chrome], [[
-            "answer<enil dnoces / ereht olleh>",
-            "done ok1",
-          ], 1]);
-          const screen = await tmux.run("capture-pane", "-p", "-J", "-S", "-", "-t", agent.pane);
-          assertEquals(screen.match(/ok\d+/g), ["ok1"]);
-          // A turn that stops at a permission prompt answers there; the answer to it goes on.
-          const asked = await handOff("ask twice");
-          assertEquals([asked.outcome, asked.agent?.state, asked.agent?.reason], [
-            "agent",
-            "waiting",
-            "permission",
-          ]);
-          assert(
-            asked.lines.some((line) => line.startsWith("Allow Bash?")),
-            asked.lines.join("\n"),
-          );
-          const allowed = await handOff("y");
-          assertEquals([allowed.agent?.state, allowed.agent?.message], ["done", "eciwt ksa"]);
-        },
+  () =>
+    withAgents(["--toolsets", "core,agents"], async (conn, tmux, configs) => {
+      const agent = await startAgent(tmux, "claude", configs.claude);
+      const handOff = async (prompt: string) => {
+        const result = await conn.client.callTool({
+          name: "hand_off",
+          arguments: { pane_id: agent.pane, prompt, timeout: 20 },
+        }) as CallToolResult;
+        assert(!result.isError, textOf(result));
+        const out = result.structuredContent as { answer: HandOffAnswer; chrome_lines: number };
+        return { ...out.answer, chrome: out.chrome_lines };
+      };
+      // Two lines: one paste, one prompt, one turn.
+      const done = await handOff("hello there\nsecond line");
+      assertEquals([done.outcome, done.agent?.state, done.agent?.message], [
+        "agent",
+        "done",
+        "enil dnoces / ereht olleh",
+      ]);
+      // The answer whole, and without the composer line its screen showed before the prompt too.
+      assertEquals([done.lines, done.chrome], [[
+        "answer<enil dnoces / ereht olleh>",
+        "done ok1",
+      ], 1]);
+      const screen = await tmux.run("capture-pane", "-p", "-J", "-S", "-", "-t", agent.pane);
+      assertEquals(screen.match(/ok\d+/g), ["ok1"]);
+      // A turn that stops at a permission prompt answers there; the answer to it goes on.
+      const asked = await handOff("ask twice");
+      assertEquals([asked.outcome, asked.agent?.state, asked.agent?.reason], [
+        "agent",
+        "waiting",
+        "permission",
+      ]);
+      assert(
+        asked.lines.some((line) => line.startsWith("Allow Bash?")),
+        asked.lines.join("\n"),
       );
-    } finally {
-      Deno.removeSync(dir, { recursive: true });
-    }
-  },
+      const allowed = await handOff("y");
+      assertEquals([allowed.agent?.state, allowed.agent?.message], ["done", "eciwt ksa"]);
+    }),
 );
 
 interface HandOffAnswer {
@@ -426,40 +409,33 @@ interface HandOffAnswer {
 testNeeding(
   ["python3"],
   "a client subscribed to tmux://agents is told when an agent needs it, with no call",
-  async () => {
-    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-agents-" });
-    try {
-      const configs = writeConfigs(dir);
-      await withServer("stdio", {}, async (conn, tmux) => {
-        const seen: Array<{ method: string; params?: unknown }> = [];
-        conn.client.fallbackNotificationHandler = (notification) => {
-          seen.push(notification);
-          return Promise.resolve();
-        };
-        const agents = [
-          await startAgent(tmux, "claude", configs.claude),
-          await startAgent(tmux, "claude", configs.claude),
-        ];
-        await conn.client.subscribeResource({ uri: "tmux://agents" });
-        await transition(tmux, agents[1], 2);
-        await until(
-          "the update is pushed",
-          () => Promise.resolve(seen.some((n) => n.method === "notifications/resources/updated")),
-        );
-        assertEquals(seen.find((n) => n.method === "notifications/resources/updated")?.params, {
-          uri: "tmux://agents",
-        });
-        const read = await conn.client.readResource({ uri: "tmux://agents" });
-        const body = JSON.parse((read.contents[0] as { text: string }).text) as {
-          panes: Array<{ pane_id: string; state: string; reason: string }>;
-        };
-        assertEquals(
-          body.panes.map((pane) => [pane.pane_id, pane.state, pane.reason]),
-          [[agents[1].pane, "waiting", "permission"]],
-        );
+  () =>
+    withAgents([], async (conn, tmux, configs) => {
+      const seen: Array<{ method: string; params?: unknown }> = [];
+      conn.client.fallbackNotificationHandler = (notification) => {
+        seen.push(notification);
+        return Promise.resolve();
+      };
+      const agents = [
+        await startAgent(tmux, "claude", configs.claude),
+        await startAgent(tmux, "claude", configs.claude),
+      ];
+      await conn.client.subscribeResource({ uri: "tmux://agents" });
+      await transition(tmux, agents[1], 2);
+      await until(
+        "the update is pushed",
+        () => Promise.resolve(seen.some((n) => n.method === "notifications/resources/updated")),
+      );
+      assertEquals(seen.find((n) => n.method === "notifications/resources/updated")?.params, {
+        uri: "tmux://agents",
       });
-    } finally {
-      Deno.removeSync(dir, { recursive: true });
-    }
-  },
+      const read = await conn.client.readResource({ uri: "tmux://agents" });
+      const body = JSON.parse((read.contents[0] as { text: string }).text) as {
+        panes: Array<{ pane_id: string; state: string; reason: string }>;
+      };
+      assertEquals(
+        body.panes.map((pane) => [pane.pane_id, pane.state, pane.reason]),
+        [[agents[1].pane, "waiting", "permission"]],
+      );
+    }),
 );

@@ -15,6 +15,7 @@ import {
   sendKeys,
   TmuxError,
   type TmuxSocket,
+  type TypedInput,
   withoutChrome,
   withoutEcho,
 } from "../../tmux/mod.ts";
@@ -84,14 +85,25 @@ async function whenShellReads(
   );
 }
 
-/** Waits on the pane as send_keys' `wait` does, and puts its title back after. */
+/**
+ * Waits on the pane typed into as send_keys' `wait` does, for the answer to what was typed, and
+ * puts its title back after.
+ */
 async function answerOf(
   wait: WaitArgs,
-  call: WaitCall,
-  typed: { paneId: string; shown?: boolean },
+  typed: TypedInput,
+  call: Pick<WaitCall, "socket" | "context" | "extra" | "fallbackQuietSeconds" | "agentBefore">,
 ): Promise<WaitOutput> {
   try {
-    return await waitOnPane(wait, call);
+    return await waitOnPane(wait, {
+      ...call,
+      target: typed.paneId,
+      cursor: typed.cursor,
+      screen: typed.screen,
+      typedTo: typed.program,
+      settled: true,
+      earlier: typed.earlier,
+    });
   } finally {
     if (typed.shown) await hideActivity(call.socket, typed.paneId);
   }
@@ -153,19 +165,13 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       };
       if (args.wait === undefined) return sent;
       const { cursor: _, ...answered } = sent;
-      const answer = await answerOf(args.wait, {
+      const answer = await answerOf(args.wait, typed, {
         socket,
-        target: typed.paneId,
         context,
         extra,
-        cursor: typed.cursor,
-        screen: typed.screen,
-        typedTo: typed.program,
-        settled: true,
-        earlier: typed.earlier,
         // Where the kernel cannot tell the program's turn: the quiet send_keys ended on before.
         fallbackQuietSeconds: 2,
-      }, typed);
+      });
       return { ...answered, answer };
     },
     text: (r) =>
@@ -256,18 +262,7 @@ export const INPUT_TOOLS: AnyToolSpec[] = [
       });
       context.tmux.typed(socket, typed.paneId, typed.cursor);
       const wait = { patterns: [], prompt: false, timeout: args.timeout };
-      const answer = await answerOf(wait, {
-        socket,
-        target: typed.paneId,
-        context,
-        extra,
-        cursor: typed.cursor,
-        screen: typed.screen,
-        typedTo: typed.program,
-        settled: true,
-        earlier: typed.earlier,
-        agentBefore: before,
-      }, typed);
+      const answer = await answerOf(wait, typed, { socket, context, extra, agentBefore: before });
       const kept = await withoutChrome(socket, typed.paneId, {
         lines: withoutEcho(answer.lines, args.prompt),
         before: typed.screen ?? [],

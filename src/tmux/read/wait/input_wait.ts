@@ -95,16 +95,56 @@ const LOOK_BODY = "m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; "
 /** One pane's look: its terminal `$t` and first process `$s` from tmux's formats. */
 const SCRIPT_BODY = `t=#{pane_tty}; s=#{pane_pid}; ${LOOK_BODY}`;
 
+/** Where a look's answer passes: an option of this process on a pane, and its guard's kind. */
+interface AnswerPlace {
+  paneId: string;
+  option: string;
+  kind: string;
+}
+
 /**
- * The script of one look, which leaves its answer in our option, after the look's token, if the
- * option still holds the token. An answer with a quote in it (none the script builds) is dropped:
- * the answer is quoted for tmux's parser.
+ * The end of a look's script: writes `$<variable>` into the place's option, after the look's
+ * token, if the option still holds the token (checked and written in one tmux command). An answer
+ * with a quote in it (none the scripts build) is dropped: the answer is quoted for tmux's parser.
  */
-function scriptOf(token: string): string {
-  const holds = `##{==:##{${OUR_OPTION}},${token}}`;
-  return `${SCRIPT_BODY}case $r in *"'"*) r= ;; esac; ` +
-    `command tmux -S #{q:socket_path} if-shell -F -t #{pane_id} '${holds}' ` +
-    `"set-option -p -t #{pane_id} ${OUR_OPTION} '${token} $r'"`;
+function writeBack(place: AnswerPlace, token: string, variable: string): string {
+  const holds = `##{==:##{${place.option}},${token}}`;
+  return `case $${variable} in *"'"*) ${variable}= ;; esac; ` +
+    `command tmux -S #{q:socket_path} if-shell -F -t ${place.paneId} '${holds}' ` +
+    `"set-option -p -t ${place.paneId} ${place.option} '${token} $${variable}'"`;
+}
+
+/**
+ * Runs a look: its token set in the place's option first, the script (given the token), the
+ * option shown and taken back, then `after`, in one tmux command; tmux's output. The option is
+ * taken back when this process ends, however it ends (a local tmux's guard), and later if the
+ * command fails (see {@linkcode removeLater}).
+ */
+async function lookThrough(
+  socket: TmuxSocket,
+  place: AnswerPlace,
+  look: { script: (token: string) => string; after?: string[] },
+): Promise<{ token: string; answer: string }> {
+  const { paneId, option } = place;
+  const token = newNonce();
+  await takenBackWhenGone(socket, {
+    object: paneId,
+    kind: place.kind,
+    undo: ["set-option", "-p", "-u", "-t", paneId, option],
+  });
+  try {
+    const answer = await spawnRun(socket, [
+      ...["set-option", "-p", "-t", paneId, option, token, THEN],
+      ...["if-shell", "-t", paneId, look.script(token)],
+      `show-options -p -v -t ${paneId} ${option}`,
+      ...[THEN, "set-option", "-p", "-u", "-t", paneId, option],
+      ...(look.after === undefined ? [] : [THEN, ...look.after]),
+    ]);
+    return { token, answer };
+  } catch (error) {
+    removeLater(socket, paneId, token, option);
+    throw error;
+  }
 }
 
 /** The longest answer read. */
@@ -231,7 +271,7 @@ function removeLater(
   socket: TmuxSocket,
   paneId: string,
   token: string,
-  option: string = OUR_OPTION,
+  option: string,
 ): void {
   const ours = `#{m:${token}*,#{${option}}}`;
   outsideCall(async () => {
@@ -252,31 +292,11 @@ function removeLater(
 const POSITION = "#{cursor_x},#{cursor_y},#{history_size},#{alternate_on}";
 
 async function lookOnce(socket: TmuxSocket, paneId: string): Promise<InputWait> {
-  const token = newNonce();
-  // Once a pane: taken back when this process ends, however it ends (a local tmux's guard).
-  await takenBackWhenGone(socket, {
-    object: paneId,
-    kind: "look",
-    undo: ["set-option", "-p", "-u", "-t", paneId, OUR_OPTION],
+  const place = { paneId, option: OUR_OPTION, kind: "look" };
+  const { token, answer } = await lookThrough(socket, place, {
+    script: (token) => SCRIPT_BODY + writeBack(place, token, "r"),
+    after: ["display-message", "-p", "-t", paneId, POSITION],
   });
-  let answer: string;
-  try {
-    answer = await spawnRun(socket, [
-      ...["set-option", "-p", "-t", paneId, OUR_OPTION, token, THEN],
-      ...[
-        "if-shell",
-        "-t",
-        paneId,
-        scriptOf(token),
-        `show-options -p -v -t ${paneId} ${OUR_OPTION}`,
-      ],
-      ...[THEN, "set-option", "-p", "-u", "-t", paneId, OUR_OPTION, THEN],
-      ...["display-message", "-p", "-t", paneId, POSITION],
-    ]);
-  } catch (error) {
-    removeLater(socket, paneId, token);
-    throw error;
-  }
   const lines = answer.split("\n").filter((line) => line !== "");
   const position = lines.at(-1) ?? "";
   const written = lines.slice(0, -1).join("\n");
@@ -364,11 +384,12 @@ function manyScriptOf(token: string, panes: readonly LookedPane[], kernel: boole
     const look = kernel ? "l; " : "r=; ";
     return `t=${pane.tty}; s=${pane.pid}; ${look}${claimed}R="$R|${pane.paneId} $a $r"; `;
   });
-  const first = panes[0].paneId;
-  const holds = `##{==:##{${OUR_MANY_OPTION}},${token}}`;
-  return `l() { ${LOOK_BODY}}; R=; ${calls.join("")}case $R in *"'"*) R= ;; esac; ` +
-    `command tmux -S #{q:socket_path} if-shell -F -t ${first} '${holds}' ` +
-    `"set-option -p -t ${first} ${OUR_MANY_OPTION} '${token} $R'"`;
+  return `l() { ${LOOK_BODY}}; R=; ${calls.join("")}` + writeBack(manyPlace(panes), token, "R");
+}
+
+/** Where a look at many panes leaves its answer: the first pane's option of such looks. */
+function manyPlace(panes: readonly LookedPane[]): AnswerPlace {
+  return { paneId: panes[0].paneId, option: OUR_MANY_OPTION, kind: "looks" };
 }
 
 async function lookManyOnce(
@@ -376,25 +397,9 @@ async function lookManyOnce(
   panes: readonly LookedPane[],
   kernel: boolean,
 ): Promise<Map<string, PaneLook>> {
-  const first = panes[0].paneId;
-  const token = newNonce();
-  await takenBackWhenGone(socket, {
-    object: first,
-    kind: "looks",
-    undo: ["set-option", "-p", "-u", "-t", first, OUR_MANY_OPTION],
+  const { token, answer } = await lookThrough(socket, manyPlace(panes), {
+    script: (token) => manyScriptOf(token, panes, kernel),
   });
-  let answer: string;
-  try {
-    answer = await spawnRun(socket, [
-      ...["set-option", "-p", "-t", first, OUR_MANY_OPTION, token, THEN],
-      ...["if-shell", "-t", first, manyScriptOf(token, panes, kernel)],
-      `show-options -p -v -t ${first} ${OUR_MANY_OPTION}`,
-      ...[THEN, "set-option", "-p", "-u", "-t", first, OUR_MANY_OPTION],
-    ]);
-  } catch (error) {
-    removeLater(socket, first, token, OUR_MANY_OPTION);
-    throw error;
-  }
   const written = answer.replace(/\n+$/, "");
   const seen = new Map<string, PaneLook>();
   if (!written.startsWith(`${token} `)) return seen;
