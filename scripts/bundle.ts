@@ -4,8 +4,8 @@
  * downloaded. `deno task start` and the compiled binaries run it, and a release attaches it;
  * `deno run main.ts` stays the development form. One file, not the HTTP transport and the
  * regular-expression engine split off into chunks: the file is a release asset that must run on
- * its own, and the split saved 7 ms of start (60 against 67) while holding 1.5 MB more (README,
- * Performance).
+ * its own, and the split saved 7 ms of start (60 against 67) while holding 1.5 MB more
+ * (docs/performance.md).
  *
  * Usage: deno task bundle [--if-stale]
  *   --if-stale  build only when main.ts, src/, deno.json or deno.lock changed since the last build

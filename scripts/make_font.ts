@@ -2,7 +2,7 @@
  * Writes the glyphs the pane image draws with (src/screen/font_*.ts) from GNU Unifont's
  * `unifont.hex` (Debian's `unifont` package: /usr/share/unifont/unifont.hex). Unifont is dual
  * licensed, GPL-2+ with the font embedding exception and SIL OFL 1.1; we embed it under the OFL
- * (the README's "Seeing the screen"). The glyphs are 8×16 (16×16 for wide characters), one bit
+ * (docs/screen-and-events.md). The glyphs are 8×16 (16×16 for wide characters), one bit
  * a pixel, row by row; a module holds ranges of code points and their bitmaps, deflated, in
  * base64.
  *
@@ -58,7 +58,7 @@ async function moduleText(
   return `/**
  * ${what}.
  *
- * Glyphs of GNU Unifont (SIL OFL 1.1; the README says more, under "Seeing the screen"), written
+ * Glyphs of GNU Unifont (SIL OFL 1.1; docs/screen-and-events.md says more), written
  * by scripts/make_font.ts: do not edit.
  *
  * @module

@@ -1,11 +1,11 @@
 /**
- * The README's Performance table, written from the bench's JSON (bench-results.json, as
+ * The Performance table (docs/performance.md), written from the bench's JSON (bench-results.json, as
  * `deno task bench` leaves it): each figure as the run printed it, beside its target, and beside
  * the same figure of an earlier run (another commit's, measured in the same sitting) when given.
  *
- *     deno task perf-table [--before OTHER.json] [--write README.md]
+ *     deno task perf-table [--before OTHER.json] [--write docs/performance.md]
  *
- * Without --write it prints the table; with it, it replaces the table between the README's
+ * Without --write it prints the table; with it, it replaces the table between the page's
  * markers.
  *
  * @module
@@ -41,7 +41,7 @@ export interface BenchRun {
   results: Record<string, unknown>;
 }
 
-/** The README's markers around the table. */
+/** The page's markers around the table. */
 export const TABLE_START = "<!-- bench table: written by deno task perf-table -->";
 /** The marker after it. */
 export const TABLE_END = "<!-- end of bench table -->";
@@ -86,14 +86,14 @@ export function perfTable(run: BenchRun, before: BenchRun | null = null): string
   ].join("\n");
 }
 
-/** `readme` with the table between its markers replaced by `table`. */
-export function withTable(readme: string, table: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
+/** `page` with the table between its markers replaced by `table`. */
+export function withTable(page: string, table: string): string {
+  const start = page.indexOf(TABLE_START);
+  const end = page.indexOf(TABLE_END);
   if (start < 0 || end < start) {
-    throw new Error(`the README has no ${TABLE_START} ... ${TABLE_END} markers`);
+    throw new Error(`the page has no ${TABLE_START} ... ${TABLE_END} markers`);
   }
-  return `${readme.slice(0, start + TABLE_START.length)}\n\n${table}\n\n${readme.slice(end)}`;
+  return `${page.slice(0, start + TABLE_START.length)}\n\n${table}\n\n${page.slice(end)}`;
 }
 
 if (import.meta.main) {

@@ -131,7 +131,10 @@ function parseSeconds(text: string): number {
 }
 
 /** The ceiling of the pane text one result shows, by default. */
-const MAX_OUTPUT_BYTES = 256 * 1024;
+export const MAX_OUTPUT_BYTES = 256 * 1024;
+
+/** The ceiling for any wait, in seconds, by default. */
+export const WAIT_MAX_SECONDS = 30;
 
 function parseOutputBytes(text: string): number {
   const value = Number(text);
@@ -150,7 +153,8 @@ export function configFromFlags(flags: Flags): StartConfig {
         "digit or '_'",
     );
   }
-  const waitText = flags.waitMaxSeconds ?? permittedEnv("TMUX_MCP_WAIT_MAX_SECONDS") ?? "30";
+  const waitText = flags.waitMaxSeconds ?? permittedEnv("TMUX_MCP_WAIT_MAX_SECONDS") ??
+    String(WAIT_MAX_SECONDS);
   const outputText = flags.maxOutputBytes ?? permittedEnv("TMUX_MCP_MAX_OUTPUT_BYTES") ??
     String(MAX_OUTPUT_BYTES);
   const warnings: string[] = [];

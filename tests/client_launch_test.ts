@@ -22,7 +22,7 @@ Deno.test("launched with a client's default environment, every tool family works
     extraArgs: ["--safety", "destructive", "--toolsets", "all"],
   });
   // A tmux under a TMUX_TMPDIR of its own is found when the client passes the entry, as the
-  // README shows; otherwise the environment is the client's default.
+  // docs/clients.md shows; otherwise the environment is the client's default.
   const tmpdir = Deno.env.get("TMUX_TMPDIR");
   const transport = new StdioClientTransport({
     command,

@@ -15,3 +15,5 @@ export {
   getDefaultEnvironment,
   StdioClientTransport,
 } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+export { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";

@@ -14,6 +14,7 @@ import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 type Json = Record<string, unknown>;
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const SECURITY_PAGE = new URL("../docs/security.md", import.meta.url);
 const SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile";
 
 async function callTool(conn: Connection, name: string, args: Json): Promise<CallToolResult> {
@@ -60,11 +61,22 @@ Deno.test("granted panes: refused until a person grants, by binding or command l
     assert(!read.isError, textOf(read));
     const listed = (await callTool(conn, "list_panes", {})).structuredContent as Json;
     assertEquals((listed.panes as Json[])[0].agent_granted, false);
-    // The key binding's way: the pane option, set and unset.
-    await tmux.run("set-option", "-p", "-t", pane, "@tmux_mcp_grant", "1");
-    assert(granted(await ran(conn, pane)));
-    await tmux.run("set-option", "-p", "-u", "-t", pane, "@tmux_mcp_grant");
-    assert((await ran(conn, pane)).isError);
+    // The key binding's way, as docs/security.md shows it: bound, then its command run as a key
+    // press would run it, twice (granted, then taken back).
+    const binding = /^\s*(bind-key G (.+))$/m.exec(await Deno.readTextFile(SECURITY_PAGE));
+    assert(binding !== null, "docs/security.md shows no `bind-key G` line");
+    const dir = await Deno.makeTempDir();
+    try {
+      await Deno.writeTextFile(`${dir}/bind.conf`, `${binding[1]}\n`);
+      await Deno.writeTextFile(`${dir}/press.conf`, `${binding[2]}\n`);
+      await tmux.run("source-file", `${dir}/bind.conf`);
+      await tmux.run("source-file", `${dir}/press.conf`);
+      assert(granted(await ran(conn, pane)));
+      await tmux.run("source-file", `${dir}/press.conf`);
+      assert((await ran(conn, pane)).isError);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
     // The command line's way.
     await grantCli("grant", pane, tmux.socketName);
     assert(granted(await ran(conn, pane)));

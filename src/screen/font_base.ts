@@ -1,7 +1,7 @@
 /**
  * The common glyphs.
  *
- * Glyphs of GNU Unifont (SIL OFL 1.1; the README says more, under "Seeing the screen"), written
+ * Glyphs of GNU Unifont (SIL OFL 1.1; docs/screen-and-events.md says more), written
  * by scripts/make_font.ts: do not edit.
  *
  * @module

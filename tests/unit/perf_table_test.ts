@@ -1,4 +1,4 @@
-// The README's Performance table is written from the bench's JSON (scripts/perf_table.ts).
+// docs/performance.md's table is written from the bench's JSON (scripts/perf_table.ts).
 
 import { assert, assertEquals, assertMatch } from "../deps.ts";
 import {
@@ -32,7 +32,7 @@ Deno.test("perf table: each figure beside its target and an earlier run's, pipes
   ]);
 });
 
-Deno.test("perf table: written between the README's markers, and nowhere without them", () => {
+Deno.test("perf table: written between the page's markers, and nowhere without them", () => {
   const readme = `intro\n${TABLE_START}\nold table\n${TABLE_END}\nafter\n`;
   assertEquals(withTable(readme, "T"), `intro\n${TABLE_START}\n\nT\n\n${TABLE_END}\nafter\n`);
   let refused = false;
@@ -41,5 +41,5 @@ Deno.test("perf table: written between the README's markers, and nowhere without
   } catch {
     refused = true;
   }
-  assert(refused, "a README without markers was written");
+  assert(refused, "a page without markers was written");
 });

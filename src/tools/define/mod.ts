@@ -57,4 +57,4 @@ export {
   waitReadySchema,
   windowIdSchema,
 } from "./schemas.ts";
-export { TOOLSET_NAMES, toolsetOf } from "./toolsets.ts";
+export { TOOLSET_NAMES, TOOLSET_PURPOSES, toolsetOf, TOOLSETS } from "./toolsets.ts";

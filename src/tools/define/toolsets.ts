@@ -8,7 +8,6 @@
 
 /** The sets and their tools. */
 export const TOOLSETS = {
-  /** Run and collect commands, read and wait, type, list and create; kill at the top tier. */
   core: [
     "run_command",
     "wait_for_command",
@@ -27,13 +26,9 @@ export const TOOLSETS = {
     "kill_window",
     "kill_pane",
   ],
-  /** One command in many panes. */
   fanout: ["run_command_many"],
-  /** Reading by cursor, searching across panes. */
   read: ["capture_since", "search_panes"],
-  /** Bracketed paste. */
   input: ["paste_text"],
-  /** Details of the server, a session, a window or a pane, and tmux formats. */
   info: [
     "get_server_info",
     "get_session_info",
@@ -41,7 +36,6 @@ export const TOOLSETS = {
     "get_pane_info",
     "display_message",
   ],
-  /** Names, selection, sizes, layouts and titles. */
   layout: [
     "rename_session",
     "rename_window",
@@ -53,24 +47,35 @@ export const TOOLSETS = {
     "swap_pane",
     "set_pane_title",
   ],
-  /** tmux options and the environment. */
   options: ["show_option", "show_environment", "set_option"],
-  /** tmux wait-for channels. */
   channels: ["wait_for_channel", "signal_channel"],
-  /** Clearing a pane's history, restarting its program. */
   recovery: ["clear_pane", "respawn_pane"],
-  /** The screen as a person sees it: an image, and its styles in words. */
   screen: ["screenshot_pane"],
-  /** Many agents in many panes: a wait for any to need its caller, a prompt handed to one. */
   agents: ["wait_for_panes", "hand_off"],
-  /** What goes on without a call: the server's runs listed, and watches that tell their end. */
   background: ["list_runs", "watch_pane"],
-  /** run_command with the libtmux generation's camelCase contract. */
   compat: ["run_shell_command"],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A toolset's name. */
 export type Toolset = keyof typeof TOOLSETS;
+
+/** What each set is for, as the tool reference (docs/tools.md) says. */
+export const TOOLSET_PURPOSES: Readonly<Record<Toolset, string>> = {
+  core: "Run and collect commands, read and wait, type, list and create; kill at the top tier.",
+  fanout: "One command in many panes.",
+  read: "Reading by cursor, searching across panes.",
+  input: "Bracketed paste.",
+  info: "Details of the server, a session, a window or a pane, and tmux formats.",
+  layout: "Names, selection, sizes, layouts and titles.",
+  options: "tmux options and the environment.",
+  channels: "tmux wait-for channels.",
+  recovery: "Clearing a pane's history, restarting its program.",
+  screen: "The screen as a person sees it: an image, and its styles in words.",
+  agents: "Many agents in many panes: a wait for any to need its caller, a prompt handed to one.",
+  background:
+    "What goes on without a call: the server's runs listed, and watches that tell their end.",
+  compat: "run_command with the libtmux generation's camelCase contract.",
+};
 
 /** The sets offered when none are named. */
 export const DEFAULT_TOOLSETS: readonly Toolset[] = ["core"];

@@ -226,7 +226,7 @@ function notGranted(
     `${missing[0].description}${missing.length > 1 ? ` and ${missing.length - 1} more` : ""} ` +
       `${missing.length > 1 ? "are" : "is"} not granted to the agent (--granted-panes)` +
       no + `; nothing was done to ${target}. A person ` +
-      "grants a pane with the key binding in the README, `tmux-mcp grant <pane>`, or a yes to " +
+      "grants a pane with the key binding in docs/security.md, `tmux-mcp grant <pane>`, or a yes to " +
       "the client's prompt; reading tools work everywhere",
   );
 }
