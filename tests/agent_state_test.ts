@@ -439,3 +439,59 @@ testNeeding(
       );
     }),
 );
+
+Deno.test("a mark naming a process off the pane's terminal counts for nothing; a message's #(...) never runs", async () => {
+  await withServer("stdio", {}, async (conn, tmux) => {
+    const pane = await tmux.newPane();
+    const other = await tmux.newPane();
+    await tmux.run("send-keys", "-t", pane, "exec cat", "Enter");
+    await until(`${pane} runs cat`, async () => {
+      const command = await tmux.run(
+        "display-message",
+        "-p",
+        "-t",
+        pane,
+        "#{pane_current_command}",
+      );
+      return command.trim() === "cat";
+    });
+    const pidOf = async (target: string, format: string): Promise<number> =>
+      Number((await tmux.run("display-message", "-p", "-t", target, format)).trim());
+    const cat = await pidOf(pane, "#{pane_pid}");
+    const dir = Deno.makeTempDirSync({ prefix: "tmux-mcp-forged-" });
+    try {
+      const ran = `${dir}/ran`;
+      // Set as the documented lines set it: the message without -F, so tmux expands nothing.
+      const message = JSON.stringify({ message: `#(touch ${ran}) needs you` });
+      await tmux.run("set-option", "-p", "-t", pane, "@tmux_mcp_agent_message", message);
+      const mark = (pid: number) => `waiting ${pid} ${Math.floor(Date.now() / 1000)} permission`;
+      const agentOf = async () => {
+        const seen = (await states(conn)).get(pane);
+        assert(seen !== undefined, `${pane} is not listed`);
+        return seen.state.agent;
+      };
+      // Live processes on another terminal (another pane's shell), and on none (tmux itself).
+      for (const pid of [await pidOf(other, "#{pane_pid}"), await pidOf(pane, "#{pid}")]) {
+        await tmux.run("set-option", "-p", "-t", pane, "@tmux_mcp_agent", mark(pid));
+        const agent = await agentOf();
+        assert(
+          agent?.source !== "reported",
+          `a mark naming ${pid} counted: ${JSON.stringify(agent)}`,
+        );
+      }
+      // The pane's own program is taken at its word, its message shown as written.
+      await tmux.run("set-option", "-p", "-t", pane, "@tmux_mcp_agent", mark(cat));
+      const agent = await agentOf();
+      assertEquals(
+        [agent?.source, agent?.state, agent?.reason, agent?.message],
+        ["reported", "waiting", "permission", `#(touch ${ran}) needs you`],
+      );
+      const read = await conn.client.readResource({ uri: "tmux://agents" });
+      assert(JSON.stringify(read.contents).includes(`#(touch ${ran})`));
+      await tmux.run("list-panes", "-a", "-F", "#{@tmux_mcp_agent_message}");
+      assertEquals(await Deno.stat(ran).then(() => "ran", () => "never ran"), "never ran");
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  });
+});
