@@ -68,18 +68,29 @@ export function isLookOption(name: string): boolean {
 const GROUP_MAX = 16;
 
 /**
+ * This host's processes, listed once for every pane a script looks at: `$P` holds `;pid pgid tty`
+ * for each, `$u` the machine, and `gp` sets `$G` to the first pids of the foreground group `$g` on
+ * the terminal `$t` with no process started (a look at 24 panes started five processes a pane). As
+ * written for tmux to expand, as {@linkcode LOOK_BODY}.
+ */
+const PROCESS_TABLE = "u=$(uname -m); " +
+  `P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | awk '{ printf "%s %s %s;", $1, $2, $3 }')"; ` +
+  'gp() { G=; y="${t####/dev/}"; q=$P; n=0; while [ $n -lt ' + `${GROUP_MAX} ]; do ` +
+  'case $q in *" $g $y;"*) ;; *) break ;; esac; x="${q%%" $g $y;"*}"; G="$G ${x####*;}"; ' +
+  'q="${q#*" $g $y;"}"; n=$((n + 1)); done; }; ';
+
+/**
  * The look at the terminal `$t` whose first process is `$s`, leaving its answer in `$r`, as
- * written for tmux to expand (`####` is how a format writes `##`; no other `#`). Linux: per process of the foreground group, `pid state wchan syscall arg0 sockets fd0-is-tty
- * read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of the terminal's
- * processes. Each answer starts with the terminal's mode.
+ * written for tmux to expand (`####` is how a format writes `##`; no other `#`), after
+ * {@linkcode PROCESS_TABLE}. Linux: per process of the foreground group, `pid state wchan syscall
+ * arg0 sockets fd0-is-tty read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of
+ * the terminal's processes. Each answer starts with the terminal's mode.
  */
 const LOOK_BODY = "m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; " +
   "*icanon*) m=cooked ;; esac; " +
   "if [ -r /proc/$s/stat ]; then " +
   "read -r l < /proc/$s/stat; l=${l####*) }; set -- $l; g=$6; " +
-  `r="linux $(uname -m) $m $g"; ` +
-  "for p in $(ps -o pid= -o pgid= -t ${t####/dev/} 2>/dev/null | " +
-  `awk -v g=$g '$2 == g && n++ < ${GROUP_MAX} { print $1 }'); do ` +
+  'r="linux $u $m $g"; gp; for p in $G; do ' +
   "read -r l < /proc/$p/stat 2>/dev/null || continue; l=${l####*) }; set -- $l; z=$1; " +
   "w=; read -r w < /proc/$p/wchan 2>/dev/null; c=; read -r c < /proc/$p/syscall 2>/dev/null; " +
   "set -- $c x x; n=$1; a=$2; f=0; [ /proc/$p/fd/0 -ef $t ] && f=1; d=0; " +
@@ -93,7 +104,7 @@ const LOOK_BODY = "m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; "
   `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; `;
 
 /** One pane's look: its terminal `$t` and first process `$s` from tmux's formats. */
-const SCRIPT_BODY = `t=#{pane_tty}; s=#{pane_pid}; ${LOOK_BODY}`;
+const SCRIPT_BODY = `${PROCESS_TABLE}t=#{pane_tty}; s=#{pane_pid}; ${LOOK_BODY}`;
 
 /** Where a look's answer passes: an option of this process on a pane, and its guard's kind. */
 interface AnswerPlace {
@@ -378,13 +389,16 @@ export function lookAtPanes(
  */
 function manyScriptOf(token: string, panes: readonly LookedPane[], kernel: boolean): string {
   const calls = panes.map((pane) => {
-    const claimed = pane.claimedPid === undefined ? "a=-; " : "a=0; " +
-      `case " $(ps -o tty= -p ${pane.claimedPid} 2>/dev/null) " in *" \${t####/dev/} "*) a=1 ;; ` +
-      "esac; ";
+    // The claimed process's terminal, from the table: `pgid tty` after its `;pid `.
+    const claimed = pane.claimedPid === undefined
+      ? "a=-; "
+      : `a=0; x="\${P#*;${pane.claimedPid} }"; ` +
+        '[ "$x" != "$P" ] && case "${x%%;*}" in *" ${t####/dev/}") a=1 ;; esac; ';
     const look = kernel ? "l; " : "r=; ";
     return `t=${pane.tty}; s=${pane.pid}; ${look}${claimed}R="$R|${pane.paneId} $a $r"; `;
   });
-  return `l() { ${LOOK_BODY}}; R=; ${calls.join("")}` + writeBack(manyPlace(panes), token, "R");
+  return `${PROCESS_TABLE}l() { ${LOOK_BODY}}; R=; ${calls.join("")}` +
+    writeBack(manyPlace(panes), token, "R");
 }
 
 /** Where a look at many panes leaves its answer: the first pane's option of such looks. */
