@@ -68,16 +68,19 @@ export function isLookOption(name: string): boolean {
 const GROUP_MAX = 16;
 
 /**
- * This host's processes, listed once for every pane a script looks at: `$P` holds `;pid pgid tty`
- * for each, `$u` the machine, and `gp` sets `$G` to the first pids of the foreground group `$g` on
- * the terminal `$t` with no process started (a look at 24 panes started five processes a pane). As
- * written for tmux to expand, as {@linkcode LOOK_BODY}.
+ * This host's processes, listed once for every pane a script looks at (`pt`): `$P` holds
+ * `;pid pgid tty` for each, `$u` the machine, and `gp` sets `$G` to the first pids of the
+ * foreground group `$g` on the terminal `$t` with no process started (a look at 24 panes started
+ * five processes a pane). A group the list does not hold began after it was made (a shell's
+ * startup file running a program): the list is made again. As written for tmux to expand, as
+ * {@linkcode LOOK_BODY}.
  */
 const PROCESS_TABLE = "u=$(uname -m); " +
-  `P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | awk '{ printf "%s %s %s;", $1, $2, $3 }')"; ` +
-  'gp() { G=; y="${t####/dev/}"; q=$P; n=0; while [ $n -lt ' + `${GROUP_MAX} ]; do ` +
+  `pt() { P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | awk '{ printf "%s %s %s;", $1, $2, $3 }')"; }; pt; ` +
+  "gs() { G=; q=$P; n=0; while [ $n -lt " + `${GROUP_MAX} ]; do ` +
   'case $q in *" $g $y;"*) ;; *) break ;; esac; x="${q%%" $g $y;"*}"; G="$G ${x####*;}"; ' +
-  'q="${q#*" $g $y;"}"; n=$((n + 1)); done; }; ';
+  'q="${q#*" $g $y;"}"; n=$((n + 1)); done; }; ' +
+  'gp() { y="${t####/dev/}"; gs; [ -n "$G" ] || { pt; gs; }; }; ';
 
 /**
  * The look at the terminal `$t` whose first process is `$s`, leaving its answer in `$r`, as
