@@ -68,24 +68,30 @@ export function isLookOption(name: string): boolean {
 const GROUP_MAX = 16;
 
 /**
- * This host's processes, listed once for every pane a script looks at (`pt`): `$P` holds
- * `;pid pgid tty` for each, `$u` the machine, and `gp` sets `$G` to the first pids of the
- * foreground group `$g` on the terminal `$t` with no process started (a look at 24 panes started
- * five processes a pane). A group the list does not hold began after it was made (a shell's
- * startup file running a program): the list is made again. As written for tmux to expand, as
- * {@linkcode LOOK_BODY}.
+ * This host's processes as a list (`pt`): `$P` holds `;pid pgid tty` for each, `$u` the machine,
+ * and `gs` sets `$G` to the first pids of the foreground group `$g` on the terminal `$y` in that
+ * list with no process started (a look at 24 panes started five processes a pane). As written for
+ * tmux to expand, as {@linkcode LOOK_BODY}, which calls `gp` to find the group.
  */
-const PROCESS_TABLE = "u=$(uname -m); " +
-  `pt() { P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | awk '{ printf "%s %s %s;", $1, $2, $3 }')"; }; pt; ` +
+const PROCESS_LIST = "u=$(uname -m); " +
+  `pt() { P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | awk '{ printf "%s %s %s;", $1, $2, $3 }')"; }; ` +
   "gs() { G=; q=$P; n=0; while [ $n -lt " + `${GROUP_MAX} ]; do ` +
   'case $q in *" $g $y;"*) ;; *) break ;; esac; x="${q%%" $g $y;"*}"; G="$G ${x####*;}"; ' +
-  'q="${q#*" $g $y;"}"; n=$((n + 1)); done; }; ' +
-  'gp() { y="${t####/dev/}"; gs; [ -n "$G" ] || { pt; gs; }; }; ';
+  'q="${q#*" $g $y;"}"; n=$((n + 1)); done; }; ';
+
+/** One pane's group: the list made once its foreground group is known, as one `ps` was. */
+const ONE_PANE_GROUP = 'gp() { y="${t####/dev/}"; pt; gs; }; ';
+
+/**
+ * Many panes' groups: one list for all, made before the first; a group it lacks began after (a
+ * shell's startup file running a program), and the list is made again.
+ */
+const MANY_PANES_GROUP = 'pt; gp() { y="${t####/dev/}"; gs; [ -n "$G" ] || { pt; gs; }; }; ';
 
 /**
  * The look at the terminal `$t` whose first process is `$s`, leaving its answer in `$r`, as
  * written for tmux to expand (`####` is how a format writes `##`; no other `#`), after
- * {@linkcode PROCESS_TABLE}. Linux: per process of the foreground group, `pid state wchan syscall
+ * {@linkcode PROCESS_LIST}. Linux: per process of the foreground group, `pid state wchan syscall
  * arg0 sockets fd0-is-tty read-fd-is-tty`. macOS (no /proc): `ps`'s `pid pgid tpgid stat wchan` of
  * the terminal's processes. Each answer starts with the terminal's mode.
  */
@@ -107,7 +113,7 @@ const LOOK_BODY = "m=; case $(stty -a < $t 2>/dev/null) in *-icanon*) m=raw ;; "
   `| head -n ${GROUP_MAX} | tr '\\n' ';')"; fi; `;
 
 /** One pane's look: its terminal `$t` and first process `$s` from tmux's formats. */
-const SCRIPT_BODY = `${PROCESS_TABLE}t=#{pane_tty}; s=#{pane_pid}; ${LOOK_BODY}`;
+const SCRIPT_BODY = `${PROCESS_LIST}${ONE_PANE_GROUP}t=#{pane_tty}; s=#{pane_pid}; ${LOOK_BODY}`;
 
 /** Where a look's answer passes: an option of this process on a pane, and its guard's kind. */
 interface AnswerPlace {
@@ -400,7 +406,7 @@ function manyScriptOf(token: string, panes: readonly LookedPane[], kernel: boole
     const look = kernel ? "l; " : "r=; ";
     return `t=${pane.tty}; s=${pane.pid}; ${look}${claimed}R="$R|${pane.paneId} $a $r"; `;
   });
-  return `${PROCESS_TABLE}l() { ${LOOK_BODY}}; R=; ${calls.join("")}` +
+  return `${PROCESS_LIST}${MANY_PANES_GROUP}l() { ${LOOK_BODY}}; R=; ${calls.join("")}` +
     writeBack(manyPlace(panes), token, "R");
 }
 
