@@ -92,7 +92,10 @@ async function machineCpuMs(): Promise<number> {
 
 const results: Record<string, number | boolean | string | number[]> = {};
 const rows: Array<[string, string, string]> = [];
-/** Each reported figure as printed, in order: what perf_table.ts makes docs/performance.md's table of. */
+/**
+ * Each reported figure as printed, in order: what perf_table.ts makes docs/performance.md's table
+ * of.
+ */
 const figures: BenchFigure[] = [];
 
 /** Records a figure; `target` says what it should be and whether this run met it. */

@@ -1,7 +1,8 @@
 /**
- * The Performance table (docs/performance.md), written from the bench's JSON (bench-results.json, as
- * `deno task bench` leaves it): each figure as the run printed it, beside its target, and beside
- * the same figure of an earlier run (another commit's, measured in the same sitting) when given.
+ * The Performance table of docs/performance.md, written from the bench's JSON
+ * (bench-results.json, as `deno task bench` leaves it): each figure as the run printed it, beside
+ * its target, and beside the same figure of an earlier run (another commit's, measured in the same
+ * sitting) when given.
  *
  *     deno task perf-table [--before OTHER.json] [--write docs/performance.md]
  *

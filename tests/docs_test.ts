@@ -83,7 +83,7 @@ Deno.test("every relative link and anchor in README.md and docs/ resolves", asyn
   assertEquals(broken, []);
 });
 
-/** The server's arguments in a command line that starts it, or null when it starts something else. */
+/** The server's arguments in a command line that starts it; null when it starts something else. */
 function serverArgs(words: string[]): string[] | null {
   // `deno run|install ... ENTRY args`, `deno task start args`, or the binary itself.
   const entry = words.findIndex((word) =>

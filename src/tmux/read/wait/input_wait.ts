@@ -74,7 +74,8 @@ const GROUP_MAX = 16;
  * tmux to expand, as {@linkcode LOOK_BODY}, which calls `gp` to find the group.
  */
 const PROCESS_LIST = "u=$(uname -m); " +
-  `pt() { P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | awk '{ printf "%s %s %s;", $1, $2, $3 }')"; }; ` +
+  'pt() { P=";$(ps -A -o pid= -o pgid= -o tty= 2>/dev/null | ' +
+  `awk '{ printf "%s %s %s;", $1, $2, $3 }')"; }; ` +
   "gs() { G=; q=$P; n=0; while [ $n -lt " + `${GROUP_MAX} ]; do ` +
   'case $q in *" $g $y;"*) ;; *) break ;; esac; x="${q%%" $g $y;"*}"; G="$G ${x####*;}"; ' +
   'q="${q#*" $g $y;"}"; n=$((n + 1)); done; }; ';
@@ -398,7 +399,7 @@ export function lookAtPanes(
  */
 function manyScriptOf(token: string, panes: readonly LookedPane[], kernel: boolean): string {
   const calls = panes.map((pane) => {
-    // The claimed process's terminal, from the table: `pgid tty` after its `;pid `.
+    // The claimed process's terminal, from the list: `pgid tty` after its `;pid `.
     const claimed = pane.claimedPid === undefined
       ? "a=-; "
       : `a=0; x="\${P#*;${pane.claimedPid} }"; ` +
