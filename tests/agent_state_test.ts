@@ -22,8 +22,8 @@ function blockUnder(heading: string, language: string): string {
 }
 
 /** The configuration files the stand-in reads, written from the page's blocks. */
-/** The stand-in's configuration files, by agent. */
-type Configs = { claude: string; codex: string };
+/** The stand-in's configuration files, by agent (Codex with hooks, and with notify only). */
+type Configs = { claude: string; codex: string; codex_hooks: string };
 
 function writeConfigs(dir: string): Configs {
   const claude = `${dir}/claude.json`;
@@ -32,7 +32,9 @@ function writeConfigs(dir: string): Configs {
   const notify = blockUnder("Codex", "toml").replace(/^notify = /, "");
   const codex = `${dir}/codex.json`;
   Deno.writeTextFileSync(codex, JSON.stringify({ notify: JSON.parse(notify) }));
-  return { claude, codex };
+  const codexHooks = `${dir}/codex_hooks.json`;
+  Deno.writeTextFileSync(codexHooks, blockUnder("Codex", "json"));
+  return { claude, codex, codex_hooks: codexHooks };
 }
 
 type Json = Record<string, unknown>;
@@ -82,7 +84,7 @@ async function states(conn: Connection): Promise<Map<string, StatePane>> {
 /** One stand-in agent in a pane: the keys it is sent, the steps it finished. */
 interface Agent {
   pane: string;
-  kind: "claude" | "codex";
+  kind: keyof Configs;
   steps: number;
   /** What it is doing now: at its prompt, paused in a turn ("work"), asking ("ask"). */
   at: "prompt" | "work" | "ask";
@@ -113,7 +115,7 @@ const INFERRED_WAITING: Expected = {
 
 async function startAgent(
   tmux: TestTmux,
-  kind: "claude" | "codex",
+  kind: keyof Configs,
   config: string,
 ): Promise<Agent> {
   const pane = await tmux.newPane();
@@ -141,8 +143,9 @@ async function transition(tmux: TestTmux, agent: Agent, pick: number): Promise<v
     agent.at = "prompt";
     return void reported("done", null, "ksa");
   }
-  // Codex reports turn ends only: its stand-in gets plain prompts.
-  const choice = agent.kind === "codex" ? 0 : pick % 4;
+  // Codex's notify reports turn ends only: its stand-in gets plain prompts; Codex's hooks have
+  // no idle notification.
+  const choice = agent.kind === "codex" ? 0 : pick % (agent.kind === "codex_hooks" ? 3 : 4);
   if (choice === 0) {
     const prompt = `hi ${agent.steps}`;
     await keys(tmux, agent, "-l", prompt);
@@ -162,7 +165,12 @@ async function transition(tmux: TestTmux, agent: Agent, pick: number): Promise<v
     await keys(tmux, agent, "Enter");
     await stepDone(tmux, agent);
     agent.at = "ask";
-    return void reported("waiting", "permission", "Claude needs your permission to use Bash");
+    // Codex's PermissionRequest says what the tool asks for (the stand-in: "make test", to run
+    // the tests).
+    const asked = agent.kind === "claude"
+      ? "Claude needs your permission to use Bash"
+      : "Run the tests";
+    return void reported("waiting", "permission", asked);
   }
   await keys(tmux, agent, "-l", "idle");
   await keys(tmux, agent, "Enter");
@@ -197,7 +205,8 @@ testNeeding(
   () =>
     withAgents([], async (conn, tmux, configs) => {
       const agents: Agent[] = [];
-      for (const kind of ["claude", "claude", "claude", "claude", "codex", "codex"] as const) {
+      const kinds = ["claude", "claude", "claude", "codex", "codex_hooks", "codex_hooks"] as const;
+      for (const kind of kinds) {
         agents.push(await startAgent(tmux, kind, configs[kind]));
       }
       const wrong = check(agents, await states(conn), "at start");
@@ -282,7 +291,7 @@ testNeeding(
   () =>
     withAgents(["--toolsets", "core,agents"], async (conn, tmux, configs) => {
       const agents: Agent[] = [];
-      for (const kind of ["claude", "claude", "claude", "codex"] as const) {
+      for (const kind of ["claude", "claude", "codex_hooks", "codex"] as const) {
         const agent = await startAgent(tmux, kind, configs[kind]);
         await transition(tmux, agent, 0);
         agents.push(agent);

@@ -45,6 +45,13 @@ Deno.test("an agent's message: its hook input's field, control characters blank,
   assertEquals(agentMessage(codex), `${"é".repeat(MESSAGE_MAX - 1)}…`);
   assertEquals(agentMessage('{"message": "cut in an escape \\u00'), "cut in an escape");
   assertEquals(agentMessage("plain \x1b]0;title\x07text\r\n"), "plain  ]0;title text");
+  // Codex's PermissionRequest: what the tool asks for, its description first, else its command;
+  // a message field wherever it stands comes before either.
+  const asked = { tool_name: "Bash", tool_input: { command: "make test" } };
+  assertEquals(agentMessage(JSON.stringify(asked)), "make test");
+  const described = { ...asked, tool_input: { ...asked.tool_input, description: "Run the tests" } };
+  assertEquals(agentMessage(JSON.stringify(described)), "Run the tests");
+  assertEquals(agentMessage(JSON.stringify({ ...described, message: "said" })), "said");
   assertEquals(agentMessage('{"other": 1}'), null);
   assertEquals(agentMessage(""), null);
   assertEquals([...agentMessage("x".repeat(100_000)) ?? ""].length, MESSAGE_MAX);

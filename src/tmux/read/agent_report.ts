@@ -72,15 +72,24 @@ export function parseAgentMark(value: string): AgentMark | null {
 /** The longest message given back, in characters. */
 export const MESSAGE_MAX = 500;
 
+/** A JSON field named `name` and its string, read up to where it ends or the text does. */
+function stringField(name: string): RegExp {
+  return new RegExp(`"(?:${name})"[ \\t\\r\\n]*:[ \\t\\r\\n]*"((?:[^"\\\\]|\\\\.){0,4000})`);
+}
+
 /**
- * The fields of a hook's JSON input that hold what the agent said: Claude Code's Notification
- * (`message`) and Stop (`last_assistant_message`), Codex's notify (`last-assistant-message`),
- * Gemini CLI's AfterAgent (`prompt_response`).
- * The first found is the message; a hook line keeps 2,000 bytes of its input, so the JSON may be
- * cut: the field's string is read up to where it ends or the text does.
+ * The fields of a hook's JSON input that hold what the agent said, in the order they are looked
+ * for: Claude Code's Notification (`message`) and Stop (`last_assistant_message`), Codex's notify
+ * (`last-assistant-message`), Gemini CLI's AfterAgent (`prompt_response`); else what a permission
+ * is asked for (Codex's PermissionRequest: the tool's `description`, else its `command`). A hook
+ * line keeps 2,000 bytes of its input, so the JSON may be cut: a field's string is read up to where
+ * it ends or the text does.
  */
-const MESSAGE_FIELD =
-  /"(?:message|last_assistant_message|last-assistant-message|prompt_response)"[ \t\r\n]*:[ \t\r\n]*"((?:[^"\\]|\\.){0,4000})/;
+const MESSAGE_FIELDS: readonly RegExp[] = [
+  stringField("message|last_assistant_message|last-assistant-message|prompt_response"),
+  stringField("description"),
+  stringField("command"),
+];
 
 /** How much of the option is read at most. */
 const RAW_MAX = 8192;
@@ -93,7 +102,9 @@ const RAW_MAX = 8192;
 export function agentMessage(raw: string): string | null {
   let text = raw.slice(0, RAW_MAX);
   if (text.trimStart().startsWith("{")) {
-    const field = MESSAGE_FIELD.exec(text)?.[1];
+    const field = MESSAGE_FIELDS.map((pattern) => pattern.exec(text)?.[1]).find((found) =>
+      found !== undefined
+    );
     text = field === undefined ? "" : jsonString(field);
   }
   // deno-lint-ignore no-control-regex
