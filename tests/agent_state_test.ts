@@ -21,10 +21,10 @@ function blockUnder(heading: string, language: string): string {
   return block[1];
 }
 
-/** The configuration files the stand-in reads, written from the page's blocks. */
 /** The stand-in's configuration files, by agent (Codex with hooks, and with notify only). */
 type Configs = { claude: string; codex: string; codex_hooks: string };
 
+/** The configuration files the stand-in reads, written from the page's blocks. */
 function writeConfigs(dir: string): Configs {
   const claude = `${dir}/claude.json`;
   Deno.writeTextFileSync(claude, blockUnder("Claude Code", "json"));
@@ -165,8 +165,8 @@ async function transition(tmux: TestTmux, agent: Agent, pick: number): Promise<v
     await keys(tmux, agent, "Enter");
     await stepDone(tmux, agent);
     agent.at = "ask";
-    // Codex's PermissionRequest says what the tool asks for (the stand-in: "make test", to run
-    // the tests).
+    // Codex's PermissionRequest says what the tool asks for: its description (the stand-in's
+    // "Run the tests", for "make test").
     const asked = agent.kind === "claude"
       ? "Claude needs your permission to use Bash"
       : "Run the tests";
@@ -497,6 +497,7 @@ Deno.test("a mark naming a process off the pane's terminal counts for nothing; a
       );
       const read = await conn.client.readResource({ uri: "tmux://agents" });
       assert(JSON.stringify(read.contents).includes(`#(touch ${ran})`));
+      // Nor when a person's format shows the option.
       await tmux.run("list-panes", "-a", "-F", "#{@tmux_mcp_agent_message}");
       assertEquals(await Deno.stat(ran).then(() => "ran", () => "never ran"), "never ran");
     } finally {
