@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertMatch, type CallToolResult } from "./deps.ts";
 import { type Connection, textOf, withServer } from "./helpers/mcp.ts";
 import { testNeeding } from "./helpers/prerequisites.ts";
-import { type TestTmux, until } from "./helpers/tmux.ts";
+import { type TestTmux, until, untilRunning } from "./helpers/tmux.ts";
 import { seededRandom } from "./helpers/random.ts";
 
 const AGENT = new URL("./fixtures/hooked_agent.py", import.meta.url).pathname;
@@ -240,16 +240,7 @@ testNeeding(
       const args = new TextDecoder().decode(command.stdout);
       assert(args.includes("hooked_agent.py"), args);
       Deno.kill(pid, "SIGKILL");
-      await until("the shell is back", async () => {
-        return (await tmux.run(
-          "display-message",
-          "-p",
-          "-t",
-          agent.pane,
-          "#{pane_current_command}",
-        ))
-          .trim() === "bash";
-      });
+      await untilRunning(tmux, agent.pane, "bash");
       // The mark is still there (nobody removed it); it counts for nothing.
       assert(
         (await tmux.run("show-options", "-p", "-t", agent.pane)).includes("@tmux_mcp_agent"),
@@ -337,13 +328,7 @@ testNeeding(
       // A program that ends, and a pattern that shows, need their caller too.
       const shell = await tmux.newPane();
       await tmux.run("send-keys", "-t", shell, "sleep 1", "Enter");
-      await until(
-        "sleep runs",
-        async () =>
-          (await tmux.run("display-message", "-p", "-t", shell, "#{pane_current_command}"))
-            .trim() ===
-            "sleep",
-      );
+      await untilRunning(tmux, shell, "sleep");
       const ended = (await wait({ pane_ids: [shell], timeout: 10 })).structuredContent as Json;
       assertEquals([ended.outcome, ended.why], ["needs_you", "ended"]);
       const printing = wait({
@@ -454,16 +439,7 @@ Deno.test("a mark naming a process off the pane's terminal counts for nothing; a
     const pane = await tmux.newPane();
     const other = await tmux.newPane();
     await tmux.run("send-keys", "-t", pane, "exec cat", "Enter");
-    await until(`${pane} runs cat`, async () => {
-      const command = await tmux.run(
-        "display-message",
-        "-p",
-        "-t",
-        pane,
-        "#{pane_current_command}",
-      );
-      return command.trim() === "cat";
-    });
+    await untilRunning(tmux, pane, "cat");
     const pidOf = async (target: string, format: string): Promise<number> =>
       Number((await tmux.run("display-message", "-p", "-t", target, format)).trim());
     const cat = await pidOf(pane, "#{pane_pid}");

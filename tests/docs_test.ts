@@ -21,14 +21,22 @@ async function pages(): Promise<Map<string, string>> {
   return texts;
 }
 
-/** A page's text outside fenced code blocks (links there are code, not links). */
+/** A fenced code block: its language, then its body. */
+const FENCED = /^```([^\n]*)\n([\s\S]*?)^```$/gm;
+
+/** A page's text outside fenced code blocks. */
+function outsideCode(text: string): string {
+  return text.replace(FENCED, "");
+}
+
+/** A page's text outside code, fenced or inline (links there are code, not links). */
 function prose(text: string): string {
-  return text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "").replace(/`[^`\n]*`/g, "");
+  return outsideCode(text).replace(/`[^`\n]*`/g, "");
 }
 
 /** The fenced code blocks of a page, with their language. */
 function codeBlocks(text: string): Array<{ lang: string; body: string }> {
-  return [...text.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+  return [...text.matchAll(FENCED)].map((m) => ({
     lang: m[1].trim(),
     body: m[2],
   }));
@@ -38,7 +46,7 @@ function codeBlocks(text: string): Array<{ lang: string; body: string }> {
 function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const result = new Set<string>();
-  for (const match of text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "").matchAll(/^#{1,6} (.+)$/gm)) {
+  for (const match of outsideCode(text).matchAll(/^#{1,6} (.+)$/gm)) {
     const slug = match[1].trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, "").replace(
       / /g,
       "-",

@@ -102,9 +102,12 @@ const RAW_MAX = 8192;
 export function agentMessage(raw: string): string | null {
   let text = raw.slice(0, RAW_MAX);
   if (text.trimStart().startsWith("{")) {
-    const field = MESSAGE_FIELDS.map((pattern) => pattern.exec(text)?.[1]).find((found) =>
-      found !== undefined
-    );
+    let field: string | undefined;
+    // The first field found, in order: the later patterns are not run once one matched.
+    for (const pattern of MESSAGE_FIELDS) {
+      field = pattern.exec(text)?.[1];
+      if (field !== undefined) break;
+    }
     text = field === undefined ? "" : jsonString(field);
   }
   // deno-lint-ignore no-control-regex
